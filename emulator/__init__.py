@@ -1,0 +1,3 @@
+"""fabemu: a network emulator for AI-training fabrics (RoCE and InfiniBand Clos fabrics)."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,78 @@
+"""The ``fabemu`` command line: one subcommand per layer, each in its own module.
+
+Every subcommand module exposes ``HELP: str``, ``add_arguments(parser)`` and
+``run(args) -> int``; it is imported only when used, so ``fabemu --help`` stays fast.
+User mistakes raise :class:`emulator.errors.UserError`: printed without a traceback, exit 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from emulator import __version__
+from emulator.errors import UserError
+
+#: subcommand -> module implementing it (HELP, add_arguments, run)
+COMMANDS: dict[str, str] = {
+    "run": "emulator.cli.cmd_run",
+    "compare": "emulator.cli.cmd_compare",
+    "validate": "emulator.cli.cmd_validate",
+    "list": "emulator.cli.cmd_list",
+    "topo": "emulator.topology.cli",
+    "clean": "emulator.runtime.clean",
+    "p4c": "emulator.p4c.cli",
+    "stf": "emulator.target.stf_cli",
+    "switch": "emulator.target.process",
+    "scale": "emulator.scaler.cli",
+}
+
+
+def _available() -> dict[str, object]:
+    mods = {}
+    for name, modname in COMMANDS.items():
+        try:
+            mods[name] = importlib.import_module(modname)
+        except ModuleNotFoundError as exc:  # a layer not built yet: hide its command
+            if exc.name and modname.startswith(exc.name):
+                continue
+            raise
+    return mods
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Build the top-level parser with every available subcommand."""
+    parser = argparse.ArgumentParser(
+        prog="fabemu",
+        description="Emulate AI-training fabrics: P4 Clos fabrics, RoCEv2 traffic, analytic scaling.",
+    )
+    parser.add_argument("--version", action="version", version=f"fabemu {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, mod in _available().items():
+        p = sub.add_parser(name, help=mod.HELP, description=mod.HELP)  # type: ignore[attr-defined]
+        mod.add_arguments(p)  # type: ignore[attr-defined]
+        p.set_defaults(_run=mod.run)  # type: ignore[attr-defined]
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``fabemu`` console script; returns the process exit code."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "_run", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args._run(args) or 0)
+    except UserError as exc:
+        print(f"fabemu {args.command}: error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print(f"fabemu {args.command}: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,1 @@
+"""fabemu p4c layer."""

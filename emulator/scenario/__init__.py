@@ -1,0 +1,1 @@
+"""fabemu scenario layer."""

@@ -1,0 +1,38 @@
+"""Project-wide pytest setup: requirement markers that skip with a visible reason."""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+import pytest
+
+
+def _missing_for(marker: str) -> str | None:
+    """Why tests with ``marker`` cannot run here, or None when they can."""
+    if marker in ("mininet", "root"):
+        if os.geteuid() != 0:
+            return f"{marker}: needs root (run as root or in the Vagrant VM)"
+        if marker == "mininet" and not shutil.which("mnexec"):
+            return "mininet: mnexec not on PATH (run the project's setup: make setup)"
+    if marker == "bmv2":
+        missing = [b for b in ("simple_switch", "p4c-bm2-ss") if not shutil.which(b)]
+        if missing:
+            return (
+                f"bmv2: {', '.join(missing)} not on PATH "
+                "(install with scripts/setup.sh --with-bmv2, e.g. in the Vagrant VM)"
+            )
+    return None
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Skip marked tests whose requirements are missing, naming what is missing."""
+    reasons: dict[str, str | None] = {}
+    for item in items:
+        for marker in ("mininet", "bmv2", "root"):
+            if item.get_closest_marker(marker) is None:
+                continue
+            if marker not in reasons:
+                reasons[marker] = _missing_for(marker)
+            if reasons[marker]:
+                item.add_marker(pytest.mark.skip(reason=reasons[marker]))
