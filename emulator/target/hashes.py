@@ -59,12 +59,17 @@ def _table(params: CrcParams) -> tuple[int, ...]:
     return tuple(table)
 
 
+@cache
+def _reflected_init(params: CrcParams) -> int:
+    return _reflect(params.init, params.width)
+
+
 def crc(params: CrcParams, data: bytes) -> int:
     """Compute the CRC described by ``params`` over ``data``."""
     width, mask = params.width, (1 << params.width) - 1
     table = _table(params)
     if params.refin:
-        value = _reflect(params.init, width)
+        value = _reflected_init(params)
         for byte in data:
             value = (value >> 8) ^ table[(value ^ byte) & 0xFF]
         if not params.refout:

@@ -1,0 +1,55 @@
+"""``fabemu run``: run one scenario, print a summary, exit 0 if its expectations hold."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from emulator.cli.display import console, progress, summary_table
+from emulator.scenario.load import parse_set
+from emulator.scenario.runner import run_scenario
+
+HELP = "run a scenario (results, logs and an HTML report go to --out)"
+
+
+def add_common(parser: argparse.ArgumentParser) -> None:
+    """Options shared by run and compare."""
+    parser.add_argument("scenario", type=Path, metavar="SCENARIO")
+    parser.add_argument("--runtime", choices=("virtual", "mininet"), help="override the scenario's")
+    parser.add_argument("--target", choices=("builtin", "bmv2"), help="override the scenario's")
+    parser.add_argument(
+        "--out", type=Path, help="results directory (default: results/<time>-<name>)"
+    )
+    parser.add_argument(
+        "--set", action="append", metavar="KEY=VALUE", help="override a scenario key (repeatable)"
+    )
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """SCENARIO and the common options."""
+    add_common(parser)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run, show the header, the summary and where the results are."""
+    overrides = parse_set(args.set)
+    with progress(args.scenario.name) as say:
+        outcome = run_scenario(
+            args.scenario,
+            overrides,
+            runtime=args.runtime,
+            target=args.target,
+            out=args.out,
+            progress=say,
+        )
+    meta = outcome.result.meta
+    console.print(
+        f"[bold]{meta.scenario}[/]: {meta.why}; seed {meta.seed}; wall {meta.wall_s:.1f} s"
+    )
+    console.print(summary_table([(meta.scenario, outcome)]))
+    for verdict in outcome.verdicts:
+        console.print(("  [green]✓[/] " if verdict.met else "  [red]✗[/] ") + verdict.describe())
+    if not meta.complete:
+        console.print(f"[red]run INCOMPLETE[/]: {meta.incomplete_reason}")
+    console.print(f"results: {outcome.outdir} (report: {outcome.outdir / 'report.html'})")
+    return outcome.exit_code

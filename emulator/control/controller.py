@@ -1,0 +1,92 @@
+"""The fabric controller: program every switch from a topology, repair groups on failures.
+
+ctl = FabricController(resolve(load_clos("two_rack_2spine")), FabricConfig())
+text = ctl.command_file("rtsw0")            # the switch's full command file
+ctl.apply({"rtsw0": switch0, ...})          # program fresh switches (CommandSinks)
+diff = ctl.fail_link("rtsw0", "ctsw1")      # {switch: command text} of the repair
+ctl.selection("rtsw0", "10.0.1.0/24")       # next hops in selector order
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from emulator.control.apply import CommandSink, apply_commands
+from emulator.control.config import FabricConfig
+from emulator.control.errors import ControlError
+from emulator.control.render import command_lines, render_ops, render_switch
+from emulator.control.routes import LinkId, NextHop, SwitchRoutes, compute_routes, links_between
+from emulator.control.state import ProgramState
+from emulator.topology import ResolvedTopology
+
+
+class FabricController:
+    """Owns the routing state of every switch of one topology."""
+
+    def __init__(self, topo: ResolvedTopology, config: FabricConfig | None = None) -> None:
+        self.topo = topo
+        self.config = config or FabricConfig()
+        self.failed: set[LinkId] = set()
+        self.routes: dict[str, SwitchRoutes] = compute_routes(topo)
+        self.states: dict[str, ProgramState] = {}
+        self._files: dict[str, str] = {}
+        for name, routes in self.routes.items():
+            state = ProgramState()
+            ops = state.program(routes)
+            self.states[name] = state
+            self._files[name] = render_switch(routes, self.config, ops)
+
+    @property
+    def switch_names(self) -> list[str]:
+        """Names of the programmed switches, in device-id order."""
+        return [s.name for s in self.topo.switches]
+
+    def command_file(self, switch: str) -> str:
+        """The command file that programs ``switch`` from fresh (as first computed)."""
+        if switch not in self._files:
+            raise ControlError(f"topology {self.topo.name}: no switch {switch!r}")
+        return self._files[switch]
+
+    def apply(self, sinks: Mapping[str, CommandSink]) -> None:
+        """Program each named switch (freshly started) with its command file."""
+        for name, sink in sinks.items():
+            apply_commands(
+                sink,
+                command_lines(self.command_file(name)),
+                next_member=0,
+                next_group=0,
+                where=name,
+            )
+
+    def selection(self, switch: str, prefix: str) -> list[NextHop | None]:
+        """Current members of ``prefix``'s group in selector order (None = drop member)."""
+        if switch not in self.states:
+            raise ControlError(f"topology {self.topo.name}: no switch {switch!r}")
+        return self.states[switch].selection(prefix)
+
+    def _recompute(self, reason: str) -> dict[str, str]:
+        self.routes = compute_routes(self.topo, self.failed)
+        diffs: dict[str, str] = {}
+        for name, routes in self.routes.items():
+            ops = self.states[name].update(routes)
+            if ops:
+                diffs[name] = render_ops(name, reason, ops)
+        return diffs
+
+    def fail_link(self, a: str, b: str) -> dict[str, str]:
+        """Mark every link between ``a`` and ``b`` down; the repair commands per switch."""
+        ids = links_between(self.topo, a, b)
+        self.failed.update(ids)
+        return self._recompute(f"link {a} - {b} down")
+
+    def restore_link(self, a: str, b: str) -> dict[str, str]:
+        """Mark the links between ``a`` and ``b`` up again; the commands per switch."""
+        ids = links_between(self.topo, a, b)
+        self.failed.difference_update(ids)
+        return self._recompute(f"link {a} - {b} up")
+
+    def apply_diff(self, diffs: Mapping[str, str], sinks: Mapping[str, CommandSink]) -> None:
+        """Send repair commands to the switches that have a sink."""
+        for name, text in diffs.items():
+            if name in sinks:
+                apply_commands(sinks[name], command_lines(text), where=name)

@@ -1,0 +1,305 @@
+"""The compiler driver: preprocess -> parse -> declare -> lower each v1model block -> JSON.
+
+PROG.p4 ─preprocess─► text+line map ─lexer/parser─► AST ─declare─► Env
+    ─► parser / verify / ingress / egress / compute / deparser lowering ─► BMv2 JSON dict
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from emulator.p4c import ast as A
+from emulator.p4c import types as T
+from emulator.p4c.controls import ControlLowering
+from emulator.p4c.decls import declare, resolve_type
+from emulator.p4c.deparser import lower_checksum_control, lower_deparser
+from emulator.p4c.diagnostics import CompileError, Pos
+from emulator.p4c.env import Env, Scope
+from emulator.p4c.exprs import Ctx, const_eval
+from emulator.p4c.externs import lower_call
+from emulator.p4c.parser import parse_program
+from emulator.p4c.parsers import lower_parser
+from emulator.p4c.preprocess import preprocess
+from emulator.p4c.values import ObjRef, StructRef, Value
+
+JSON_VERSION = [2, 23]
+
+
+def compile_source(
+    text: str,
+    filename: str = "<string>",
+    include_dirs: Sequence[str | Path] = (),
+    defines: Mapping[str, str | None] | None = None,
+) -> dict[str, Any]:
+    """Compile P4-16 source text (v1model) to a BMv2 JSON document."""
+    pre = preprocess(text, filename, include_dirs, defines)
+    try:
+        prog = parse_program(pre)
+        return _Compiler(prog, filename).run()
+    except CompileError:
+        raise
+    except RecursionError:
+        raise CompileError(Pos(filename, 0, 0), "program too deeply nested") from None
+
+
+def compile_with_p4info(
+    path: str | Path,
+    include_dirs: Sequence[str | Path] = (),
+    defines: Mapping[str, str | None] | None = None,
+) -> tuple[dict[str, Any], str]:
+    """Compile a file and also produce its P4Info (protobuf text format)."""
+    from emulator.p4c.p4info import p4info_text
+
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise CompileError(Pos(str(path), 0, 0), f"cannot read program: {exc.strerror}") from None
+    pre = preprocess(text, str(path), include_dirs, defines)
+    comp = _Compiler(parse_program(pre), str(path))
+    doc = comp.run()
+    env = comp.env
+    if env.anonymous_selectors:
+        raise CompileError(
+            Pos(str(path), 0, 0),
+            f"table {env.anonymous_selectors[0]}: an anonymous action_selector cannot be used with "
+            "P4Runtime output; declare a named instance and refer to it",
+        )
+    return doc, p4info_text(doc, env.counter_units)
+
+
+def compile_file(
+    path: str | Path,
+    include_dirs: Sequence[str | Path] = (),
+    defines: Mapping[str, str | None] | None = None,
+) -> dict[str, Any]:
+    """Compile a P4-16 file (v1model) to a BMv2 JSON document."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise CompileError(Pos(str(path), 0, 0), f"cannot read program: {exc.strerror}") from None
+    return compile_source(text, str(path), include_dirs, defines)
+
+
+class _Compiler:
+    def __init__(self, prog: A.Program, filename: str) -> None:
+        self.prog = prog
+        self.filename = filename
+        self.env = Env(Path(filename).name)
+
+    def _main(self) -> tuple[A.Instance, list[A.Stmt]]:
+        mains = [d for d in self.prog.decls if isinstance(d, A.Instance) and d.name == "main"]
+        if not mains:
+            raise CompileError(
+                Pos(self.filename, 0, 0), "no 'main' package instance (e.g. V1Switch(...) main;)"
+            )
+        m = mains[0]
+        if m.type.name != "V1Switch":
+            raise CompileError(
+                m.pos, f"only the v1model V1Switch architecture is supported, not '{m.type.name}'"
+            )
+        if len(m.args) != 6:
+            raise CompileError(m.pos, f"V1Switch expects 6 arguments, got {len(m.args)}")
+        blocks = []
+        for a in m.args:
+            e = a.value
+            decl = None
+            if isinstance(e, A.Call) and isinstance(e.func, A.Name):
+                decl = self.env.type_decls.get(e.func.name)
+                if e.args:
+                    raise CompileError(
+                        e.pos, "constructor arguments for parsers/controls are not supported"
+                    )
+            elif isinstance(e, A.Name):
+                inst = self.env.globals.lookup(e.name)
+                if isinstance(inst, ObjRef) and inst.kind == "instance":
+                    decl = self.env.type_decls.get(inst.decl.type.name)
+            if not isinstance(decl, A.ParserDecl | A.ControlDecl):
+                raise CompileError(
+                    e.pos, "V1Switch arguments must be parser/control instantiations"
+                )
+            blocks.append(decl)
+        return m, blocks  # type: ignore[return-value]
+
+    def run(self) -> dict[str, Any]:
+        env = self.env
+        declare(env, self.prog, const_eval)
+        self._reserve_names()
+        _, blocks = self._main()
+        parser = blocks[0]
+        if not isinstance(parser, A.ParserDecl) or len(parser.params) != 4:
+            raise CompileError(parser.pos, "the V1Switch parser must have 4 parameters")
+        htype = resolve_type(env, parser.params[1].type, const_eval)
+        mtype = resolve_type(env, parser.params[2].type, const_eval)
+        stype = resolve_type(env, parser.params[3].type, const_eval)
+        if (
+            not isinstance(htype, T.StructT)
+            or not isinstance(mtype, T.StructT)
+            or not isinstance(stype, T.StructT)
+        ):
+            raise CompileError(parser.pos, "headers and metadata parameters must be structs")
+        std = env.add_header(
+            "standard_metadata",
+            T.StructT("struct", "standard_metadata", stype.fields),
+            True,
+            parser.pos,
+        )
+        for fname, _ in stype.fields:
+            alias = self._alias(stype, fname)
+            if alias:
+                env.field_aliases.append([alias, ["standard_metadata", fname]])
+        hdr = env.allocate("", htype, parser.pos)
+        meta = env.allocate("userMetadata", mtype, parser.pos, header_prefix="userMetadata")
+        self._field_lists(mtype, meta)
+        shared = {"hdr": hdr, "meta": meta, "std": std}
+        self._global_instances()
+
+        pj = lower_parser(parser, self._ctx(parser, shared, "parser"))
+        names = ["verify", "ingress", "egress", "compute", "deparser"]
+        for n, b in zip(names, blocks[1:], strict=True):
+            if not isinstance(b, A.ControlDecl):
+                raise CompileError(b.pos, f"V1Switch {n} argument must be a control")
+        lower_checksum_control(blocks[1], self._ctx(blocks[1], shared, "control"), True)  # type: ignore[arg-type]
+        pipes = []
+        for i, (b, pname) in enumerate(((blocks[2], "ingress"), (blocks[3], "egress"))):
+            pl = ControlLowering(self._ctx(b, shared, "control"), pname)  # type: ignore[arg-type]
+            pipe = pl.lower(b, self._ctx(b, shared, "control"))  # type: ignore[arg-type]
+            pipe["id"] = i
+            pipes.append(pipe)
+        lower_checksum_control(blocks[4], self._ctx(blocks[4], shared, "control"), False)  # type: ignore[arg-type]
+        dj = lower_deparser(blocks[5], self._ctx(blocks[5], shared, "control"))  # type: ignore[arg-type]
+        return self._assemble(pj, pipes, dj)
+
+    def _reserve_names(self) -> None:
+        """Keep synthesized names (act, tbl_act, cksum, ...) clear of the program's own."""
+        from emulator.p4c.tables import cp_name
+
+        for d in self.prog.decls:
+            if isinstance(d, A.ActionDecl | A.Instance):
+                self.env.names_used.add(d.name)
+            elif isinstance(d, A.ControlDecl | A.ParserDecl):
+                for loc in d.locals:
+                    if isinstance(loc, A.ActionDecl | A.TableDecl | A.Instance):
+                        self.env.names_used.add(loc.name)
+                        self.env.names_used.add(cp_name(d.name, loc.name, loc.annotations))
+
+    def _global_instances(self) -> None:
+        """Top-level extern instances (e.g. a register shared by ingress and egress)."""
+        from emulator.p4c.v1model import declare_instance
+
+        ctx = self._ctx(None, {}, "global")
+        for d in self.prog.decls:
+            if isinstance(d, A.Instance) and d.name != "main":
+                decl = self.env.type_decls.get(d.type.name)
+                if isinstance(decl, A.ExternDecl):
+                    self.env.globals.bind(d.name, declare_instance(ctx, d, d.name))
+
+    def _alias(self, stype: T.StructT, fname: str) -> str | None:
+        decl = self.env.type_decls.get("standard_metadata_t")
+        if isinstance(decl, A.StructDecl):
+            for f in decl.fields:
+                if f.name == fname:
+                    a = A.anno(f.annotations, "alias")
+                    return str(a[0]) if a else None
+        return None
+
+    def _field_lists(self, mtype: T.StructT, meta: Value) -> None:
+        members: dict[int, list[Any]] = {}
+        decl = self.env.type_decls.get(mtype.name)
+        if isinstance(decl, A.StructDecl) and isinstance(meta, StructRef):
+            for f in decl.fields:
+                a = A.anno(f.annotations, "field_list")
+                v = meta.fields.get(f.name)
+                if a and v is not None:
+                    from emulator.p4c.externs import field_list
+
+                    for idx in a:
+                        if isinstance(idx, int):
+                            members.setdefault(idx, []).extend(
+                                field_list(v, f.pos, self._ctx(None, {}, "global"))
+                            )
+        self.env.field_list_members = members  # type: ignore[attr-defined]
+
+    def _ctx(
+        self, decl: A.ParserDecl | A.ControlDecl | None, shared: dict[str, Value], where: str
+    ) -> Ctx:
+        ctx = Ctx(self.env, Scope(self.env.globals), where, decl.name if decl else "")
+        ctx.calls = lower_call
+        if decl is None:
+            return ctx
+        for p in decl.params:
+            t = resolve_type(self.env, p.type, const_eval)
+            if isinstance(t, T.NamedT) and t.name in ("packet_in", "packet_out"):
+                ctx.scope.bind(p.name, ObjRef(t.name, p.name))
+            elif isinstance(t, T.StructT) and t.name == "standard_metadata_t":
+                ctx.scope.bind(p.name, shared["std"])
+            elif (
+                isinstance(t, T.StructT)
+                and isinstance(shared["hdr"], StructRef)
+                and t is shared["hdr"].type
+            ):
+                ctx.scope.bind(p.name, shared["hdr"])
+            elif (
+                isinstance(t, T.StructT)
+                and isinstance(shared["meta"], StructRef)
+                and t is shared["meta"].type
+            ):
+                ctx.scope.bind(p.name, shared["meta"])
+            else:
+                raise CompileError(
+                    p.pos,
+                    f"unexpected parameter '{p.name}' of type {t.show()} for a V1Switch block",
+                )
+        if decl.ctor_params:
+            raise CompileError(
+                decl.pos, "constructor parameters on top-level blocks are not supported"
+            )
+        return ctx
+
+    def _assemble(
+        self, pj: dict[str, Any], pipes: list[dict[str, Any]], dj: dict[str, Any]
+    ) -> dict[str, Any]:
+        env = self.env
+        total = sum(f[1] for f in env.scalars)
+        scalars = list(env.scalars)
+        if total % 8:
+            scalars.append(["_padding_0", 8 - total % 8, False])
+        env.header_types[0]["fields"] = scalars
+        user_enums = [
+            e
+            for e in env.enums.values()
+            if e.name not in ("CounterType", "MeterType", "HashAlgorithm", "CloneType")
+        ]
+        out: dict[str, Any] = {
+            "header_types": env.header_types,
+            "headers": env.headers,
+            "header_stacks": env.header_stacks,
+            "header_union_types": env.header_union_types,
+            "header_unions": env.header_unions,
+            "header_union_stacks": [],
+            "field_lists": env.out["field_lists"],
+            "errors": [[n, c] for n, c in sorted(env.errors.items(), key=lambda x: x[1])],
+            "enums": [
+                {"name": e.name, "entries": [[n, v] for n, v in e.members]} for e in user_enums
+            ],
+            "parsers": [pj],
+            "parse_vsets": env.out["parse_vsets"],
+            "deparsers": [dj],
+            "meter_arrays": env.out["meter_arrays"],
+            "counter_arrays": env.out["counter_arrays"],
+            "register_arrays": env.out["register_arrays"],
+            "calculations": env.out["calculations"],
+            "learn_lists": env.out["learn_lists"],
+            "actions": env.out["actions"],
+            "pipelines": pipes,
+            "checksums": env.out["checksums"],
+            "force_arith": [],
+            "extern_instances": env.out["extern_instances"],
+            "field_aliases": env.field_aliases,
+            "program": self.filename,
+            "__meta__": {"version": JSON_VERSION, "compiler": "fabemu p4c (emulator.p4c)"},
+        }
+        return out

@@ -1,0 +1,71 @@
+"""Compiler diagnostics: source positions and the ``CompileError`` users see.
+
+A message reads ``file:line:col: error: message`` followed by the offending source line
+and a caret under the column, like p4c.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from emulator.errors import UserError
+
+
+@dataclass(frozen=True)
+class Pos:
+    """A position in an original (pre-preprocessing) source file; line and col are 1-based."""
+
+    file: str
+    line: int
+    col: int
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.col}"
+
+
+NOWHERE = Pos("<unknown>", 0, 0)
+
+#: file name -> text, for showing the source line under a message
+_SOURCES: dict[str, str] = {}
+
+
+def remember_source(name: str, text: str) -> None:
+    """Keep a file's text so diagnostics can quote its lines."""
+    _SOURCES[name] = text
+
+
+def _source_line(pos: Pos) -> str | None:
+    text = _SOURCES.get(pos.file)
+    if text is None:
+        try:
+            text = Path(pos.file).read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return None
+        _SOURCES[pos.file] = text
+    lines = text.splitlines()
+    if 1 <= pos.line <= len(lines):
+        return lines[pos.line - 1]
+    return None
+
+
+class CompileError(UserError):
+    """A P4 program error at a source position (syntax, type, or unsupported feature)."""
+
+    def __init__(self, pos: Pos, message: str) -> None:
+        self.pos = pos
+        self.message = message
+        super().__init__(self._render())
+
+    def _render(self) -> str:
+        head = f"{self.pos}: error: {self.message}"
+        line = _source_line(self.pos) if self.pos.line > 0 else None
+        if line is None:
+            return head
+        caret = " " * max(self.pos.col - 1, 0) + "^"
+        return f"{head}\n{line.rstrip()}\n{caret}"
+
+
+def error(pos: Pos, message: str) -> CompileError:
+    """Build a CompileError (callers ``raise error(...)``)."""
+    return CompileError(pos, message)

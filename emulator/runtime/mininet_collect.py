@@ -1,0 +1,229 @@
+"""Turn what a Mininet run produced into a :class:`RunResult`.
+
+Inputs: the RNIC process reports (per workload, per host), switch counter samples taken
+during the run, the final switch counters, and the run's start on CLOCK_MONOTONIC (every
+time in the result is ns since then: RNICs and switches stamp with CLOCK_MONOTONIC).
+
+    link a->b (b upper tier)  up:   a switch ? a's port tx : b's port rx  (hosts have no counters)
+                              down: b's port tx
+    utilisation per sample = (bytes + 24 * packets) * 8 / (rate * interval)   (wire overhead)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from emulator.measure.flows import CollectiveRecord, FlowRecord, conservation
+from emulator.measure.results import (
+    CollectiveResult,
+    ConservationResult,
+    FlowResult,
+    LinkSeries,
+    PauseEvent,
+    QueueSeries,
+    RunMeta,
+    RunResult,
+    Totals,
+)
+from emulator.topology import ResolvedTopology
+
+WIRE_OVERHEAD_BYTES = 24
+
+
+@dataclass
+class Sample:
+    """Switch counters at one instant (``t_ns`` since the run start)."""
+
+    t_ns: int
+    stats: dict[str, dict[str, Any]]
+
+
+@dataclass
+class RunRecord:
+    """Everything collected during one run."""
+
+    t0_mono_ns: int
+    reports: list[dict[str, dict[str, Any]]] = field(default_factory=list)  # per workload
+    samples: list[Sample] = field(default_factory=list)
+    final: dict[str, dict[str, Any]] = field(default_factory=dict)
+    events: list[str] = field(default_factory=list)
+    end_ns: int = 0
+
+
+def _numeric(d: Mapping[str, Any]) -> dict[str, float]:
+    return {
+        k: float(v) for k, v in d.items() if isinstance(v, int | float) and not isinstance(v, bool)
+    }
+
+
+def _port_counter(stats: Mapping[str, Any], port: int, key: str) -> int:
+    return int(stats.get("ports", {}).get(str(port), {}).get(key, 0))
+
+
+def _links(topo: ResolvedTopology, rec: RunRecord) -> list[LinkSeries]:
+    out = []
+    for link in topo.links:
+        for up in (True, False):
+            src, sp, dst, dp = (
+                (link.a, link.a_port, link.b, link.b_port)
+                if up
+                else (link.b, link.b_port, link.a, link.a_port)
+            )
+            if topo.is_host(src):  # count at the receiving switch
+                node, port, kb, kp = dst, dp, "rx_bytes", "rx_pkts"
+            else:
+                node, port, kb, kp = src, sp, "tx_bytes", "tx_pkts"
+
+            def at(stats: Mapping[str, Mapping[str, Any]], n=node, p=port, b=kb, k=kp):
+                s = stats.get(n, {})
+                return _port_counter(s, p, b), _port_counter(s, p, k)
+
+            total_b, total_p = at(rec.final)
+            t_ns: list[int] = []
+            util: list[float] = []
+            prev_t, prev = 0, (0, 0)
+            for smp in rec.samples:
+                cur = at(smp.stats)
+                dt = smp.t_ns - prev_t
+                if dt > 0:
+                    bits = ((cur[0] - prev[0]) + WIRE_OVERHEAD_BYTES * (cur[1] - prev[1])) * 8
+                    t_ns.append(smp.t_ns)
+                    util.append(max(0.0, bits * 1e9 / (link.rate_bps * dt)))
+                prev_t, prev = smp.t_ns, cur
+            out.append(
+                LinkSeries(
+                    src=src,
+                    src_port=sp,
+                    dst=dst,
+                    dst_port=dp,
+                    kind=link.kind,
+                    up=up,
+                    rate_bps=float(link.rate_bps),
+                    bytes=total_b,
+                    packets=total_p,
+                    t_ns=t_ns,
+                    utilisation=util,
+                )
+            )
+    return out
+
+
+def _queues(rec: RunRecord) -> list[QueueSeries]:
+    out = []
+    for sw, stats in sorted(rec.final.items()):
+        for key, q in sorted(stats.get("queues", {}).items()):
+            if not (q.get("enqueued") or q.get("dropped")):
+                continue
+            port, prio = (int(x) for x in key.split(":"))
+            depths = [int(s.stats.get(sw, {}).get("queues", {}).get(key, {}).get("depth", 0))
+                      for s in rec.samples]  # fmt: skip
+            out.append(
+                QueueSeries(
+                    switch=sw,
+                    port=port,
+                    priority=prio,
+                    t_ns=[s.t_ns for s in rec.samples],
+                    depth=depths,
+                    max_depth=max([*depths, int(q.get("depth", 0))]),
+                    enqueued=int(q["enqueued"]),
+                    dequeued=int(q["dequeued"]),
+                    dropped=int(q["dropped"]),
+                )
+            )
+    return out
+
+
+def _collectives(rec: RunRecord) -> list[CollectiveResult]:
+    out = []
+    for reports in rec.reports:
+        recs = [r["collective"] for r in reports.values() if r.get("collective")]
+        if not recs:
+            continue
+        first = recs[0]
+        merged = CollectiveRecord(
+            name=first["name"], collective=first["collective"], algorithm=first["algorithm"],
+            ranks=int(first["ranks"]), size_bytes=int(first["size_bytes"]),
+            iterations=int(first["iterations"]),
+            start_ns=min(int(r["start_ns"]) for r in recs) - rec.t0_mono_ns,
+            end_ns=max(int(r["end_ns"]) for r in recs) - rec.t0_mono_ns,
+            busbw_factor=float(first["busbw_factor"]), num_qps=int(first.get("num_qps", 1)),
+        )  # fmt: skip
+        out.append(CollectiveResult.from_record(merged))
+    return out
+
+
+def _flows(rec: RunRecord) -> list[FlowResult]:
+    out = []
+    for reports in rec.reports:
+        for rep in reports.values():
+            for f in rep.get("flows", []):
+                fr = FlowRecord(
+                    src=f["src"], dst=f["dst"], flow_id=f["flow_id"], bytes=int(f["bytes"]),
+                    start_ns=int(f["start_ns"]) - rec.t0_mono_ns,
+                    end_ns=int(f["end_ns"]) - rec.t0_mono_ns,
+                )  # fmt: skip
+                out.append(FlowResult.from_record(fr))
+    return out
+
+
+def _switch_counters(stats: Mapping[str, Any]) -> dict[str, float]:
+    c = _numeric(stats.get("switch", {}))
+    for key in ("rx_pkts", "rx_bytes", "tx_pkts", "tx_bytes", "tx_errors", "pfc_tx"):
+        c[key] = float(sum(p.get(key, 0) for p in stats.get("ports", {}).values()))
+    c["queue_dropped"] = float(sum(q.get("dropped", 0) for q in stats.get("queues", {}).values()))
+    c["rx_errors"] = float(stats.get("rx_errors", 0))
+    return c
+
+
+def build_result(
+    topo: ResolvedTopology, rec: RunRecord, meta: RunMeta, incomplete: Sequence[str] = ()
+) -> RunResult:
+    """Assemble the RunResult of a Mininet run."""
+    hosts = {h: rep.get("counters", {}) for reports in rec.reports for h, rep in reports.items()}
+    switches = {sw: _switch_counters(st) for sw, st in rec.final.items()}
+    sent = sum(int(c.get("tx_pkts", 0)) for c in hosts.values())
+    received = sum(int(c.get("rx_pkts", 0)) for c in hosts.values())
+    pfc_in = sum(int(c.get("pause_frames", 0)) for c in hosts.values())
+    drops = int(
+        sum(c.get("dropped", 0) + c.get("tail_dropped", 0) + c.get("unknown_port", 0)
+            + c.get("errors", 0) + c["tx_errors"] for c in switches.values())
+    )  # fmt: skip
+    in_flight = sum(
+        int(q.get("depth", 0)) for st in rec.final.values() for q in st.get("queues", {}).values()
+    )
+    cons = conservation(sent, received - pfc_in, drops, in_flight)
+    totals = Totals(
+        packets_sent=sent,
+        packets_delivered=received - pfc_in,
+        drops=drops,
+        pause_frames=int(sum(c["pfc_tx"] for c in switches.values())),
+        pause_frames_hosts=sum(int(c.get("pauses_honoured", 0)) for c in hosts.values()),
+        retransmissions=sum(int(c.get("retransmitted_pkts", 0)) for c in hosts.values()),
+        naks=sum(int(c.get("naks_sent", 0)) for c in hosts.values()),
+    )
+    pauses = [
+        PauseEvent(
+            t_ns=int(t) - rec.t0_mono_ns, node=sw, port=int(p), priority=int(c), quanta=int(q)
+        )
+        for sw, st in sorted(rec.final.items())
+        for t, p, c, q in st.get("pfc_events", [])
+    ]
+    update: dict[str, Any] = {"end_ns": rec.end_ns}
+    if incomplete:
+        update.update(complete=False, incomplete_reason="; ".join(incomplete))
+    return RunResult(
+        meta=meta.model_copy(update=update),
+        flows=_flows(rec),
+        collectives=_collectives(rec),
+        links=_links(topo, rec),
+        queues=_queues(rec),
+        pauses=sorted(pauses, key=lambda e: e.t_ns),
+        cts_latency_ns=[int(x) for c in hosts.values() for x in c.get("cts_latency_ns", [])],
+        hosts={h: _numeric(c) for h, c in hosts.items()},
+        switches=switches,
+        totals=totals,
+        conservation=ConservationResult.from_record(cons),
+        events=list(rec.events),
+    )

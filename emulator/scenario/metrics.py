@@ -1,0 +1,127 @@
+"""Flat summary metrics of a run: the names scenario expectations (``expect:``) refer to.
+
+Every value is a finite float. A metric the run cannot produce (no flows, no collectives, no
+link series, no CTS samples) is left out rather than set to 0, so an expectation on it is
+reported "missing" and NOT met instead of silently passing. Units are in the names:
+``_gbps`` Gbit/s (1e9 bit/s, also for busbw/algbw), ``_ms`` milliseconds, ``_us`` microseconds.
+docs/scenarios.md ("Results and reports") defines each metric.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from emulator.scenario.runview import LinkSeries, RunView, as_view
+
+IDLE_FRACTION = 0.05
+"""An uplink is idle when it carried less than this fraction of its leaf's mean uplink bytes
+(ACK/CTS packets flowing back are about 1% of the data they acknowledge)."""
+
+COUNTERS = ("drops", "pause_frames", "ecn_marks", "retransmissions")
+
+
+def percentile(values: Sequence[float], p: float) -> float:
+    """Nearest-rank percentile (``p`` in 0..100) of a non-empty sequence."""
+    if not values:
+        raise ValueError("percentile of no values")
+    s = sorted(values)
+    rank = math.ceil(p / 100 * len(s))
+    return float(s[min(len(s) - 1, max(0, rank - 1))])
+
+
+def summary_metrics(result: Any) -> dict[str, float]:
+    """The flat metrics of a RunResult (or :class:`RunView`), by name."""
+    run = as_view(result)
+    out: dict[str, float] = {}
+    for name in COUNTERS:
+        if name in run.counters:
+            out[name] = float(run.counters[name])
+    if run.conservation_ok is not None:
+        out["conservation_ok"] = 1.0 if run.conservation_ok else 0.0
+    out["completed"] = 1.0 if completed(run) else 0.0
+    out |= uplink_metrics(run)
+    out |= flow_metrics(run)
+    if run.cts_latency_ns:
+        out["cts_p99_latency_us"] = percentile(run.cts_latency_ns, 99) / 1e3
+    out |= collective_metrics(run)
+    return out
+
+
+def completed(run: RunView) -> bool:
+    """The run is complete and every flow and collective in it finished."""
+    return (
+        run.complete
+        and all(f.finished for f in run.flows)
+        and all(c.finished for c in run.collectives)
+    )
+
+
+def sending_leaves(run: RunView) -> frozenset[str]:
+    """Leaves that sent traffic into the fabric.
+
+    With a host-to-leaf map: the leaves of flow sources whose destination hangs off another
+    leaf. Without one: every leaf whose uplinks carried any bytes.
+    """
+    if run.host_leaf and run.flows:
+        hl = run.host_leaf
+        return frozenset(hl[f.src] for f in run.flows if f.src in hl and hl.get(f.dst) != hl[f.src])
+    return frozenset(s.node for s in run.uplinks if s.total_bytes > 0)
+
+
+def _by_leaf(uplinks: Iterable[LinkSeries], leaves: frozenset[str]) -> dict[str, list[int]]:
+    per: dict[str, list[int]] = defaultdict(list)
+    for s in uplinks:
+        if s.node in leaves:
+            per[s.node].append(s.total_bytes)
+    return per
+
+
+def uplink_metrics(run: RunView) -> dict[str, float]:
+    """``max_uplink_imbalance`` and ``idle_uplinks`` over the leaves that sent traffic."""
+    uplinks = run.uplinks
+    if not uplinks:
+        return {}
+    per_leaf = _by_leaf(uplinks, sending_leaves(run))
+    if not per_leaf:
+        return {}
+    worst, idle = 1.0, 0
+    for loads in per_leaf.values():
+        mean = sum(loads) / len(loads)
+        if mean <= 0:
+            idle += len(loads)
+            continue
+        worst = max(worst, max(loads) / mean)
+        idle += sum(1 for b in loads if b < IDLE_FRACTION * mean)
+    return {"max_uplink_imbalance": worst, "idle_uplinks": float(idle)}
+
+
+def flow_metrics(run: RunView) -> dict[str, float]:
+    """Goodput and completion-time statistics of the finished flows."""
+    done = [f for f in run.flows if f.finished and f.duration_ns > 0]
+    if not done:
+        return {}
+    rates = [f.gbps for f in done]
+    fct_ms = [f.duration_ns / 1e6 for f in done]
+    return {
+        "min_flow_gbps": min(rates),
+        "max_flow_gbps": max(rates),
+        "mean_flow_gbps": sum(rates) / len(rates),
+        "fct_p50_ms": percentile(fct_ms, 50),
+        "fct_p99_ms": percentile(fct_ms, 99),
+    }
+
+
+def collective_metrics(run: RunView) -> dict[str, float]:
+    """busbw/algbw (Gbit/s) and time (ms) of the finished collectives; the slowest if several."""
+    done = [c for c in run.collectives if c.finished and c.time_ns > 0]
+    if not done:
+        return {}
+    slowest = max(done, key=lambda c: c.time_ns)
+    return {
+        "busbw_gbps": min(c.busbw_Bps for c in done) * 8 / 1e9,
+        "algbw_gbps": min(c.algbw_Bps for c in done) * 8 / 1e9,
+        "collective_ms": slowest.time_ns / 1e6,
+    }

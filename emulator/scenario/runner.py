@@ -1,0 +1,326 @@
+"""Run one scenario end to end and write its results directory.
+
+    scenario YAML ─load─► Scenario ─prepare─► RuntimeConfig ─► NetworkRuntime ─► RunResult
+                                     │ resolve topology           (virtual | mininet)
+                                     │ compile P4 (emulator.p4c)
+                                     └ control plane (emulator.control) -> command lines
+
+Whatever happens, the results directory gets ``scenario.yaml`` (after overrides),
+``result.json`` (marked incomplete on failure or interrupt), ``run.log`` and, when the
+report layer is present, ``report.html``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import logging
+import os
+import shutil
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from emulator import __version__
+from emulator.errors import UserError
+from emulator.measure.results import RunMeta, RunResult
+from emulator.scenario.expect import Verdict, evaluate
+from emulator.scenario.load import load_scenario, resolve_path
+from emulator.scenario.schema import Scenario
+
+log = logging.getLogger("fabemu.run")
+
+#: scenario lb names -> the control plane's
+_LB = {"ecmp": "ecmp", "eecmp": "eecmp", "pinning": "pin", "flowlet": "flowlet"}
+
+
+@dataclass
+class RunOutcome:
+    """A finished (or failed) run: its result, metrics, verdicts and where it was written."""
+
+    scenario: Scenario
+    result: RunResult
+    metrics: dict[str, float]
+    verdicts: list[Verdict]
+    outdir: Path
+    error: str | None = None
+
+    @property
+    def passed(self) -> bool:
+        """True when the run completed and every expectation was met."""
+        return (
+            self.error is None and self.result.meta.complete and all(v.met for v in self.verdicts)
+        )
+
+    @property
+    def exit_code(self) -> int:
+        """0 expectations met, 1 not met (or the run failed)."""
+        return 0 if self.passed else 1
+
+    def __getattr__(self, name: str) -> float:
+        """Metrics as attributes: ``outcome.max_uplink_imbalance``."""
+        metrics = self.__dict__.get("metrics", {})
+        if name in metrics:
+            return metrics[name]
+        raise AttributeError(f"no metric or attribute {name!r} (metrics: {sorted(metrics)})")
+
+
+@dataclass(frozen=True)
+class Choice:
+    """Which runtime and target run, and why (stated in the output header)."""
+
+    runtime: str
+    target: str
+    why: str
+
+
+def mininet_available() -> str | None:
+    """None when Mininet can run here, else the reason it cannot."""
+    if os.geteuid() != 0:
+        return "not root"
+    if not shutil.which("mnexec"):
+        return "mnexec not found (run scripts/setup.sh)"
+    return None
+
+
+def choose(sc: Scenario, runtime: str | None, target: str | None) -> Choice:
+    """Resolve ``auto`` and command-line overrides into a runtime/target pair."""
+    tgt = target or sc.target
+    rt = runtime or sc.runtime
+    reasons = [f"target {tgt} ({'--target' if target else 'scenario'})"]
+    if tgt == "bmv2":
+        missing = [b for b in ("simple_switch", "p4c-bm2-ss") if not shutil.which(b)]
+        if missing:
+            raise UserError(
+                f"target bmv2 needs {', '.join(missing)} on PATH "
+                "(scripts/setup.sh --with-bmv2, or the Vagrant VM); --target builtin runs anywhere"
+            )
+    if rt == "auto":
+        if tgt == "bmv2":
+            rt, why = "mininet", "runtime mininet (auto: the bmv2 target runs in real time)"
+        else:
+            rt = "virtual"
+            why = "runtime virtual (auto: deterministic virtual time; --runtime mininet for namespaces)"
+    else:
+        why = f"runtime {rt} ({'--runtime' if runtime else 'scenario'})"
+    if rt == "virtual" and tgt == "bmv2":
+        raise UserError("target bmv2 cannot run in the virtual runtime; use --runtime mininet")
+    if rt == "mininet" and (reason := mininet_available()):
+        raise UserError(f"runtime mininet is not available here ({reason}); use --runtime virtual")
+    return Choice(rt, tgt, "; ".join([why, *reasons]))
+
+
+def _fabric_config(sc: Scenario) -> Any:
+    from emulator.control import FabricConfig, PfcConfig
+    from emulator.traffic import qos
+
+    sw = sc.switch
+    dscp_to_tc = dict(qos.dscp_to_tc_entries())
+    if not sw.cts_priority:
+        dscp_to_tc[qos.DSCP_CTS] = qos.TC_BULK
+    kwargs: dict[str, Any] = {
+        "lb_mode": _LB[sw.lb],
+        "flowlet_gap_us": sw.flowlet_gap_us,
+        "dscp_to_tc": tuple(sorted(dscp_to_tc.items())),
+        "pfc": PfcConfig(
+            enabled=sw.pfc.enabled, xoff=sw.pfc.xoff_pkts, xon=sw.pfc.xon_pkts, quanta=sw.pfc.quanta
+        ),
+        "ecn_thresholds": ((qos.TC_BULK, sw.ecn.threshold_pkts),) if sw.ecn.enabled else (),
+        "queue_depth": sw.queue_depth_pkts,
+    }
+    if sw.hash:
+        kwargs["hash_algos"] = {"leaf": sw.hash, "spine": sw.hash, "agg": sw.hash}
+    return FabricConfig(**kwargs)
+
+
+def prepare(sc: Scenario, path: Path, choice: Choice) -> tuple[Any, Any]:
+    """Resolve the topology, compile the program, render every switch's commands."""
+    from emulator.control import FabricController
+    from emulator.p4c import compile_file
+    from emulator.runtime.base import RuntimeConfig
+    from emulator.topology import load_spec, resolve
+
+    if sc.fabric != "roce":
+        raise UserError(f"{path}: fabric: {sc.fabric!r} is not available yet (only 'roce')")
+    topo = resolve(load_spec(resolve_path(path, sc.topology)))
+    program = compile_file(resolve_path(path, sc.switch.program))
+    ctl = FabricController(topo, _fabric_config(sc))
+    commands = {}
+    for name in ctl.switch_names:
+        lines = [ln for ln in ctl.command_file(name).splitlines() if ln.strip()]
+        if sc.switch.queue_rate_pps:
+            lines.append(f"set_queue_rate {sc.switch.queue_rate_pps:g}")
+        commands[name] = lines
+    host_rate = min((h.port.rate_bps for h in topo.hosts), default=10e9)
+    rnic = sc.rnic.model_dump() | {"link_bps": host_rate}
+    cfg = RuntimeConfig(
+        topo=topo,
+        programs={name: program for name in ctl.switch_names},
+        commands=commands,
+        target=choice.target,
+        priority_queues=sc.switch.priority_queues,
+        pfc=sc.switch.pfc.enabled,
+        seed=sc.seed,
+        rnic=rnic,
+    )
+    return cfg, ctl
+
+
+def workload_mapping(sc: Scenario, topo: Any) -> dict[str, Any]:
+    """The scenario's workload in ``emulator.traffic.workloads.workload_from_dict`` terms."""
+    from emulator.traffic.endpoints import racks
+    from emulator.traffic.workloads import place
+
+    w = sc.workload
+    out: dict[str, Any] = {"kind": w.kind, "size_bytes": w.size_bytes, "num_qps": w.num_qps}
+    if w.kind == "fat_flows":
+        out["pairs"] = [list(p) for p in w.pairs or []]
+        out["iterations"] = w.iterations
+    elif w.kind == "incast":
+        out["senders"], out["receiver"] = list(w.senders or []), w.receiver
+    else:
+        hosts = w.hosts or place(w.ranks or 2, racks(topo.hosts), w.placement)
+        out["hosts"], out["iterations"] = list(hosts), w.iterations
+        if w.kind == "allreduce":
+            out["algorithm"] = w.algorithm
+    known = {h.name for h in topo.hosts}
+    named = [h for p in out.get("pairs", []) for h in p]
+    named += out.get("senders", []) + out.get("hosts", []) + [out.get("receiver")]
+    unknown = sorted({h for h in named if h and h not in known})
+    if unknown:
+        raise UserError(
+            f"workload names hosts not in topology {topo.name}: {', '.join(unknown)} "
+            f"(hosts are {min(known)}..{max(known, key=lambda s: (len(s), s))})"
+        )
+    return out
+
+
+def _new_outdir(base: Path | None, name: str) -> Path:
+    if base is not None:
+        base.mkdir(parents=True, exist_ok=True)
+        return base
+    stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+    out = Path("results") / f"{stamp}-{name}"
+    n = 1
+    while out.exists():
+        n += 1
+        out = Path("results") / f"{stamp}-{name}-{n}"
+    out.mkdir(parents=True)
+    return out
+
+
+def _attach_log(outdir: Path) -> logging.Handler:
+    handler = logging.FileHandler(outdir / "run.log")
+    handler.setFormatter(logging.Formatter("%(asctime)s %(name)s %(levelname)s %(message)s"))
+    root = logging.getLogger("fabemu")
+    root.addHandler(handler)
+    root.setLevel(logging.INFO)
+    return handler
+
+
+def run_scenario(
+    path: Path | str,
+    overrides: Mapping[str, Any] | None = None,
+    *,
+    runtime: str | None = None,
+    target: str | None = None,
+    out: Path | str | None = None,
+    progress: Callable[[str], None] | None = None,
+    report: bool = True,
+) -> RunOutcome:
+    """Run the scenario at ``path``; always writes the results directory."""
+    path = Path(path)
+    sc = load_scenario(path, overrides)
+    choice = choose(sc, runtime, target)
+    outdir = _new_outdir(Path(out) if out else None, sc.name)
+    (outdir / "scenario.yaml").write_text(yaml.safe_dump(sc.model_dump(mode="json")))
+    handler = _attach_log(outdir)
+    say = progress or (lambda _msg: None)
+    meta = RunMeta(
+        scenario=sc.name,
+        scenario_file=str(path),
+        runtime=choice.runtime,
+        target=choice.target,
+        why=choice.why,
+        seed=sc.seed,
+        lb=sc.switch.lb,
+        num_qps=sc.workload.num_qps,
+        placement=sc.workload.placement,
+        settings=sc.model_dump(mode="json"),
+        started_at=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        fabemu_version=__version__,
+    )
+    log.info("scenario %s: %s", path, choice.why)
+    t0 = time.monotonic()
+    result: RunResult | None = None
+    error: str | None = None
+    rt = None
+    try:
+        say("compiling P4 and computing routes")
+        cfg, _ctl = prepare(sc, path, choice)
+        meta.topology = {"name": cfg.topo.name, "hosts": len(cfg.topo.hosts)}
+        from emulator.runtime.base import make_runtime
+
+        rt = make_runtime(choice.runtime, cfg)
+        say(f"starting the {choice.runtime} network")
+        rt.start()
+        rt.add_workload(workload_mapping(sc, cfg.topo))
+        say("running the workload")
+        done = rt.run(until_ns=int(sc.duration_ms * 1e6))
+        meta.complete = done
+        if not done:
+            meta.incomplete_reason = f"workload not finished after {sc.duration_ms:g} ms"
+    except KeyboardInterrupt:
+        error = meta.incomplete_reason = "interrupted"
+        log.warning("interrupted")
+    except UserError:
+        _detach_log(handler)
+        raise
+    except Exception as exc:  # an internal failure: keep what we have, say what broke
+        error = meta.incomplete_reason = f"{type(exc).__name__}: {exc}"
+        log.exception("run failed")
+    finally:
+        meta.wall_s = round(time.monotonic() - t0, 3)
+        if rt is not None:
+            try:
+                result = rt.result(meta)
+            except Exception as exc:
+                log.exception("collecting results failed")
+                error = error or f"collecting results failed: {exc}"
+            finally:
+                rt.stop()
+    if result is None:
+        result = RunResult(meta=meta)
+    from emulator.scenario.metrics import summary_metrics
+
+    metrics = summary_metrics(result)
+    verdicts = evaluate(sc.expect, metrics)
+    outcome = RunOutcome(sc, result, metrics, verdicts, outdir, error)
+    save_outcome(outcome, report=report)
+    _detach_log(handler)
+    return outcome
+
+
+def save_outcome(outcome: RunOutcome, report: bool = True) -> None:
+    """Write ``result.json``, ``metrics.json`` and (optionally) ``report.html``."""
+    outdir = outcome.outdir
+    outcome.result.save(outdir / "result.json")
+    (outdir / "metrics.json").write_text(json.dumps(outcome.metrics, indent=1, sort_keys=True))
+    if not report:
+        return
+    try:
+        from emulator.scenario.report import write_report
+
+        name = outcome.scenario.name
+        write_report(outdir, [(name, outcome.result)], {name: outcome.verdicts}, title=name)
+    except Exception:  # the results are saved; a broken report must not lose them
+        log.exception("writing the report failed")
+
+
+def _detach_log(handler: logging.Handler) -> None:
+    logging.getLogger("fabemu").removeHandler(handler)
+    handler.close()

@@ -1,0 +1,142 @@
+"""The scenario file schema (pydantic): what to build, what to run, what to expect.
+
+A scenario is YAML, safe-loaded, validated here before anything starts. Paths inside it
+(topology, P4 program) are relative to the scenario file. Unknown keys are errors.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+LbMode = Literal["ecmp", "eecmp", "pinning", "flowlet"]
+HashAlgo = Literal["crc16", "crc32"]  # what p4/roce_fabric.p4 computes
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class PfcSettings(_Strict):
+    """Priority flow control: pause upstream when a queue crosses XOFF, resume below XON."""
+
+    enabled: bool = True
+    xoff_pkts: Annotated[int, Field(ge=1)] = 48
+    xon_pkts: Annotated[int, Field(ge=0)] = 24
+    quanta: Annotated[int, Field(ge=1, le=0xFFFF)] = 0xFFFF
+
+    @model_validator(mode="after")
+    def _xon_below_xoff(self) -> PfcSettings:
+        if self.xon_pkts >= self.xoff_pkts:
+            raise ValueError(
+                f"xon_pkts ({self.xon_pkts}) must be below xoff_pkts ({self.xoff_pkts})"
+            )
+        return self
+
+
+class EcnSettings(_Strict):
+    """ECN CE marking above a queue threshold (off by default: Meta runs DCQCN off)."""
+
+    enabled: bool = False
+    threshold_pkts: Annotated[int, Field(ge=1)] = 32
+
+
+class SwitchSettings(_Strict):
+    """The P4 program and its run-time knobs, the same on every switch."""
+
+    program: str = "../p4/roce_fabric.p4"
+    lb: LbMode = "ecmp"
+    #: one algorithm for every switch; None = control-plane default (crc16 leaves, crc32 above)
+    hash: HashAlgo | None = None
+    flowlet_gap_us: Annotated[int, Field(ge=1)] = 100
+    pfc: PfcSettings = PfcSettings()
+    ecn: EcnSettings = EcnSettings()
+    cts_priority: bool = True
+    priority_queues: Annotated[int, Field(ge=1, le=8)] = 8
+    queue_depth_pkts: Annotated[int, Field(ge=1)] | None = None  # None: target default (64)
+    queue_rate_pps: Annotated[float, Field(ge=0)] = 0.0
+
+
+class Workload(_Strict):
+    """The traffic: which collective or flow pattern, how big, where placed.
+
+    Vocabulary of :func:`emulator.traffic.workloads.workload_from_dict`; ``ranks`` with
+    ``placement`` picks hosts from the topology when ``hosts`` is not given.
+    """
+
+    kind: Literal["fat_flows", "allreduce", "alltoall", "incast"]
+    algorithm: Literal["ring", "halving_doubling"] = "ring"
+    pairs: list[tuple[str, str]] | None = None
+    hosts: list[str] | None = None
+    senders: list[str] | None = None
+    receiver: str | None = None
+    ranks: Annotated[int, Field(ge=2)] | None = None
+    placement: Literal["packed", "spread"] = "spread"
+    size_bytes: Annotated[int, Field(ge=1)] = 262_144
+    num_qps: Annotated[int, Field(ge=1, le=64)] = 1
+    iterations: Annotated[int, Field(ge=1)] = 1
+
+    @model_validator(mode="after")
+    def _participants(self) -> Workload:
+        if self.kind == "fat_flows" and not self.pairs:
+            raise ValueError("fat_flows needs 'pairs': a list of [src, dst] host names")
+        if self.kind == "incast" and not (self.senders and self.receiver):
+            raise ValueError("incast needs 'senders' (host names) and 'receiver' (a host name)")
+        if self.kind in ("allreduce", "alltoall") and not (self.hosts or self.ranks):
+            raise ValueError(f"{self.kind} needs 'hosts' or 'ranks' (with 'placement')")
+        return self
+
+
+class RnicSettings(_Strict):
+    """Emulated RNIC knobs (``emulator.traffic.rnic.RnicConfig``)."""
+
+    mtu: Literal[256, 512, 1024, 2048, 4096] = 1024
+    admission: bool = True  # NCCL-style CTS before each chunk
+    chunk_bytes: Annotated[int, Field(ge=1)] = 131_072
+    cts_window: Annotated[int, Field(ge=1)] = 4
+    ack_every: Annotated[int, Field(ge=1)] = 8
+    qp_rate_bps: Annotated[float, Field(gt=0)] | None = None
+
+
+class Bound(_Strict):
+    """One expectation: the metric must satisfy every bound given."""
+
+    min: float | None = None
+    max: float | None = None
+    eq: float | None = None
+
+    @model_validator(mode="after")
+    def _some_bound(self) -> Bound:
+        if self.min is None and self.max is None and self.eq is None:
+            raise ValueError("give at least one of min, max, eq")
+        return self
+
+
+class Scenario(_Strict):
+    """A whole scenario file."""
+
+    name: str
+    description: str = ""
+    topology: str
+    fabric: Literal["roce", "ib"] = "roce"
+    target: Literal["builtin", "bmv2"] = "builtin"
+    runtime: Literal["auto", "virtual", "mininet"] = "auto"
+    switch: SwitchSettings = SwitchSettings()
+    workload: Workload
+    rnic: RnicSettings = RnicSettings()
+    duration_ms: Annotated[float, Field(gt=0, le=600_000)] = 200.0
+    seed: int = 1
+    pcap: bool = False
+    expect: dict[str, Bound] = {}
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Scenario:
+        if self.target == "bmv2" and self.runtime == "virtual":
+            raise ValueError(
+                "target 'bmv2' cannot run in the 'virtual' runtime (real simple_switch runs "
+                "in real time); use runtime 'mininet' or target 'builtin'"
+            )
+        if self.fabric == "ib" and self.target == "bmv2":
+            raise ValueError("fabric 'ib' has no P4 switches: target must stay 'builtin'")
+        return self

@@ -1,0 +1,84 @@
+"""Value syntax of simple_switch_CLI: ints, hex, IPv4/IPv6, MAC, lpm, ternary, range."""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+from typing import Any
+
+from emulator.target.errors import CliError
+from emulator.target.tables import KeyField
+
+_MAC = re.compile(r"[0-9a-fA-F]{2}(:[0-9a-fA-F]{2}){5}\Z")
+_IPV4 = re.compile(r"\d{1,3}(\.\d{1,3}){3}\Z")
+
+
+def parse_int(text: str, width: int, what: str) -> int:
+    """A numeric value that must fit in ``width`` bits."""
+    t = text.strip()
+    try:
+        if _MAC.match(t):
+            value = int(t.replace(":", ""), 16)
+        elif _IPV4.match(t):
+            value = int(ipaddress.IPv4Address(t))
+        elif ":" in t:
+            value = int(ipaddress.IPv6Address(t))
+        else:
+            value = int(t, 0)
+    except ValueError:
+        raise CliError(f"{what}: invalid value {text!r}") from None
+    if value < 0:
+        raise CliError(f"{what}: negative value {text!r}")
+    if width and value >> width:
+        raise CliError(f"{what}: value {text!r} does not fit in {width} bits")
+    return value
+
+
+def parse_match(text: str, kf: KeyField) -> Any:
+    """The normalised match spec of one key field (see ``tables.Table.add``)."""
+    mt, w, what = kf.match_type, kf.width, f"key {kf.name} ({kf.match_type})"
+    if mt in ("exact", "valid"):
+        if mt == "valid" and text.lower() in ("true", "false"):
+            return int(text.lower() == "true")
+        return parse_int(text, w, what)
+    if mt == "lpm":
+        if "/" not in text:
+            raise CliError(f"{what}: expected value/prefix_length, got {text!r}")
+        v, plen_s = text.rsplit("/", 1)
+        if not plen_s.isdigit() or int(plen_s) > w:
+            raise CliError(f"{what}: invalid prefix length {plen_s!r} (field is {w} bits)")
+        plen = int(plen_s)
+        mask = ((1 << w) - 1) ^ ((1 << (w - plen)) - 1)
+        return parse_int(v, w, what) & mask, plen
+    if mt in ("ternary", "optional"):
+        if "&&&" not in text:
+            raise CliError(f"{what}: expected value&&&mask, got {text!r}")
+        v, m = text.split("&&&", 1)
+        mask = parse_int(m, w, what)
+        return parse_int(v, w, what) & mask, mask
+    if mt == "range":
+        if "->" not in text:
+            raise CliError(f"{what}: expected low->high, got {text!r}")
+        lo, hi = (parse_int(x, w, what) for x in text.split("->", 1))
+        if lo > hi:
+            raise CliError(f"{what}: empty range {text!r}")
+        return lo, hi
+    raise CliError(f"{what}: unsupported match kind")
+
+
+def hex_bytes(value: int, width: int) -> str:
+    """BMv2's way of printing a value: colon-separated bytes."""
+    nbytes = max(1, (width + 7) // 8)
+    return ":".join(f"{b:02x}" for b in value.to_bytes(nbytes, "big"))
+
+
+def format_match(spec: Any, kf: KeyField) -> str:
+    """One key field as simple_switch_CLI prints it."""
+    mt, w = kf.match_type, kf.width
+    if mt == "lpm":
+        return f"LPM-{hex_bytes(spec[0], w)}/{spec[1]}"
+    if mt in ("ternary", "optional"):
+        return f"TERNARY-{hex_bytes(spec[0], w)} &&& {hex_bytes(spec[1], w)}"
+    if mt == "range":
+        return f"RANGE-{hex_bytes(spec[0], w)} -> {hex_bytes(spec[1], w)}"
+    return f"{mt.upper()}-{hex_bytes(spec, w)}"

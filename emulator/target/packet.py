@@ -1,0 +1,68 @@
+"""The per-packet context the generated code works on (besides the slot list ``f``)."""
+
+from __future__ import annotations
+
+from emulator.target.codegen import ParserErrorSignal
+
+PKT_INSTANCE_TYPE_NORMAL = 0
+PKT_INSTANCE_TYPE_INGRESS_CLONE = 1
+PKT_INSTANCE_TYPE_EGRESS_CLONE = 2
+PKT_INSTANCE_TYPE_RECIRC = 4
+PKT_INSTANCE_TYPE_REPLICATION = 5
+PKT_INSTANCE_TYPE_RESUBMIT = 6
+
+
+class Pkt:
+    """A packet in flight: raw bytes, parse cursor, payload and pending v1model requests."""
+
+    __slots__ = (
+        "buf",
+        "clone_fl",
+        "clone_session",
+        "digest",
+        "digest_receiver",
+        "exit",
+        "f",
+        "ingress_length",
+        "n",
+        "off",
+        "payload",
+        "recirc_fl",
+        "resubmit_fl",
+        "truncate",
+    )
+
+    def __init__(self, buf: bytes, f: list[int]) -> None:
+        self.buf = buf
+        self.n = len(buf)
+        self.off = 0
+        self.f = f
+        self.payload = b""
+        self.exit = False
+        self.clone_session: int | None = None
+        self.clone_fl: int | None = None
+        self.resubmit_fl: int | None = None
+        self.recirc_fl: int | None = None
+        self.digest: int | None = None
+        self.digest_receiver = 0
+        self.truncate = 0
+        self.ingress_length = len(buf)
+
+    def look(self, bit_offset: int, width: int) -> int:
+        """``lookahead``: ``width`` bits starting ``bit_offset`` bits past the cursor."""
+        start = self.off * 8 + bit_offset
+        end = start + width
+        if end > self.n * 8:
+            raise ParserErrorSignal(-1)  # PacketTooShort, resolved by the parser driver
+        first, last = start // 8, (end + 7) // 8
+        value = int.from_bytes(self.buf[first:last], "big")
+        return (value >> (last * 8 - end)) & ((1 << width) - 1)
+
+    def clear_requests(self) -> None:
+        """Forget clone/resubmit/recirculate/digest/exit requests (between pipelines)."""
+        self.exit = False
+        self.clone_session = None
+        self.clone_fl = None
+        self.resubmit_fl = None
+        self.recirc_fl = None
+        self.digest = None

@@ -1,0 +1,187 @@
+"""IEEE 802.1Qbb Priority-based Flow Control: frame codec and the PFC flow-control scheme.
+
+A PFC frame is a MAC Control frame (untagged):
+
+    dst 01:80:c2:00:00:01 | src | EtherType 0x8808 | opcode 0x0101
+    | class-enable vector (16 bit, bit i = class i, bits 8..15 reserved 0)
+    | quanta[0] .. quanta[7] (8 x 16 bit) | zero padding to 60 bytes (FCS not included)
+
+A quantum is 512 bit-times at the receiving port's speed, so the pause lasts
+``quanta * 512 / speed`` seconds (rounded up to whole ns here). A quanta of 0 resumes
+the class at once; a new frame for a class replaces its running timer. fabemu maps
+switch priority (queue) ``i`` to PFC class ``i``; queues 8 and above are never paused.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+PFC_ETHERTYPE = 0x8808
+PFC_OPCODE = 0x0101
+PFC_DST_MAC = bytes.fromhex("0180c2000001")
+PFC_CLASSES = 8
+BITS_PER_QUANTUM = 512
+MIN_FRAME_LEN = 60  # Ethernet minimum without the 4-byte FCS
+
+_HDR = struct.Struct("!6s6sHHH8H")  # dst, src, ethertype, opcode, class-enable, quanta
+
+
+@dataclass(frozen=True)
+class PfcFrame:
+    """A decoded PFC frame: who sent it, which classes it addresses, and their quanta."""
+
+    src_mac: bytes
+    class_enable: int
+    quanta: tuple[int, ...]
+    dst_mac: bytes = PFC_DST_MAC
+
+    def paused_classes(self) -> list[int]:
+        """Classes whose enable bit is set (their quanta apply)."""
+        return [c for c in range(PFC_CLASSES) if self.class_enable >> c & 1]
+
+
+def _mac_bytes(mac: bytes | str) -> bytes:
+    """Accept ``aa:bb:cc:dd:ee:ff`` / ``aa-bb-...`` text or 6 raw bytes."""
+    if isinstance(mac, str):
+        text = mac.replace(":", "").replace("-", "")
+        try:
+            raw = bytes.fromhex(text)
+        except ValueError:
+            raise ValueError(f"bad MAC address {mac!r}") from None
+    else:
+        raw = bytes(mac)
+    if len(raw) != 6:
+        raise ValueError(f"a MAC address has 6 bytes, got {len(raw)} in {mac!r}")
+    return raw
+
+
+def encode_pfc(
+    src_mac: bytes | str,
+    class_enable: int,
+    quanta: Sequence[int],
+    dst_mac: bytes | str = PFC_DST_MAC,
+) -> bytes:
+    """Build a 60-byte PFC frame; ``quanta`` has 8 values (0..65535), one per class."""
+    if not 0 <= class_enable <= 0xFF:
+        raise ValueError(f"class_enable must be 0..255 (8 classes), got {class_enable}")
+    q = tuple(int(v) for v in quanta)
+    if len(q) != PFC_CLASSES:
+        raise ValueError(f"PFC carries {PFC_CLASSES} quanta, got {len(q)}")
+    if any(not 0 <= v <= 0xFFFF for v in q):
+        raise ValueError(f"each quanta must be 0..65535, got {q}")
+    head = _HDR.pack(
+        _mac_bytes(dst_mac), _mac_bytes(src_mac), PFC_ETHERTYPE, PFC_OPCODE, class_enable, *q
+    )
+    return head + bytes(MIN_FRAME_LEN - len(head))
+
+
+def decode_pfc(frame: bytes) -> PfcFrame | None:
+    """Parse a PFC frame; None when ``frame`` is not one (short, other EtherType/opcode)."""
+    if len(frame) < _HDR.size:
+        return None
+    dst, src, ethertype, opcode, enable, *quanta = _HDR.unpack_from(frame)
+    if ethertype != PFC_ETHERTYPE or opcode != PFC_OPCODE:
+        return None
+    # bits 8..15 of the class-enable vector are reserved: ignored on receipt
+    return PfcFrame(src_mac=src, class_enable=enable & 0xFF, quanta=tuple(quanta), dst_mac=dst)
+
+
+def quanta_to_ns(quanta: int, speed_bps: float) -> int:
+    """Pause length of ``quanta`` at ``speed_bps``: quanta * 512 bit-times, rounded up to ns."""
+    speed = round(speed_bps)
+    if speed <= 0:
+        raise ValueError(f"port speed must be positive, got {speed_bps}")
+    return -(-quanta * BITS_PER_QUANTUM * 1_000_000_000 // speed)
+
+
+@dataclass
+class _ClassState:
+    """Pause state and counters of one (port, class)."""
+
+    start: int = 0
+    until: int = 0
+    frames: int = 0
+    paused_closed_ns: int = 0
+
+    def paused_ns(self, now: int) -> int:
+        """Total paused time up to ``now`` (closed intervals plus the running one)."""
+        return self.paused_closed_ns + max(0, min(self.until, now) - self.start)
+
+
+class PfcFlowControl:
+    """The PFC scheme (a :class:`~emulator.target.flowcontrol.FlowControl`).
+
+    Per port: enabled flag (default off, like a port without PFC configured) and speed.
+    Frames received on a port pause that port's egress queues of the named classes.
+    """
+
+    def __init__(self, default_speed_bps: float = 10e9) -> None:
+        self._default_speed = default_speed_bps
+        self._enabled: dict[int, bool] = {}
+        self._speed: dict[int, float] = {}
+        self._state: dict[tuple[int, int], _ClassState] = {}
+        self.ignored_frames: dict[int, int] = {}  # PFC frames received with PFC disabled
+
+    def set_enabled(self, port: int, enabled: bool, now: int = 0) -> None:
+        """Honour (or ignore) PFC frames received on ``port``; disabling resumes at ``now``."""
+        self._enabled[port] = bool(enabled)
+        if not enabled:
+            for (p, _c), st in self._state.items():
+                if p == port and st.until > now:
+                    st.paused_closed_ns += max(0, now - st.start)
+                    st.start = st.until = now
+
+    def enabled(self, port: int) -> bool:
+        """Whether PFC is honoured on ``port``."""
+        return self._enabled.get(port, False)
+
+    def set_speed(self, port: int, speed_bps: float) -> None:
+        """Speed used to turn quanta into time for frames received on ``port``."""
+        if speed_bps <= 0:
+            raise ValueError(f"port speed must be positive, got {speed_bps}")
+        self._speed[port] = speed_bps
+
+    def _class(self, port: int, cls: int) -> _ClassState:
+        st = self._state.get((port, cls))
+        if st is None:
+            st = self._state[(port, cls)] = _ClassState()
+        return st
+
+    def eligible_at(self, port: int, priority: int, now: int) -> int:
+        """``now`` unless class ``priority`` of ``port`` is paused: then its resume time."""
+        st = self._state.get((port, priority))
+        if st is None or st.until <= now:
+            return now
+        return st.until
+
+    def on_control_frame(self, port: int, frame: bytes, now: int) -> bool:
+        """Apply a PFC frame received on ``port`` at ``now``; True if it was PFC."""
+        pfc = decode_pfc(frame)
+        if pfc is None:
+            return False
+        if not self.enabled(port):
+            self.ignored_frames[port] = self.ignored_frames.get(port, 0) + 1
+            return True
+        speed = self._speed.get(port, self._default_speed)
+        for cls in pfc.paused_classes():
+            st = self._class(port, cls)
+            st.frames += 1
+            st.paused_closed_ns += max(0, min(st.until, now) - st.start)
+            st.start = now
+            st.until = now + quanta_to_ns(pfc.quanta[cls], speed)  # quanta 0: resume
+        return True
+
+    def on_transmit(self, port: int, priority: int, length: int, now: int) -> None:
+        """PFC keeps no per-frame state on the sending side."""
+
+    def pause_frames(self, port: int, priority: int) -> int:
+        """PFC frames received on ``port`` that addressed class ``priority``."""
+        st = self._state.get((port, priority))
+        return st.frames if st else 0
+
+    def paused_ns(self, port: int, priority: int, now: int) -> int:
+        """Total time class ``priority`` of ``port`` has been paused up to ``now``."""
+        st = self._state.get((port, priority))
+        return st.paused_ns(now) if st else 0

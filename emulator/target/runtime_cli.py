@@ -1,0 +1,337 @@
+"""Interpret simple_switch_CLI command text against a :class:`Switch`.
+
+Names resolve like BMv2's CLI: the full JSON name, or a unique dotted suffix of it
+(``routes`` for ``MyIngress.routes``). Every mistake raises :class:`CliError`.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from emulator.target.cli_values import format_match, hex_bytes, parse_int, parse_match
+from emulator.target.errors import CliError
+from emulator.target.runtime_cli_state import StateCommands, resolve
+from emulator.target.tables import ActionProfile, ActionSpec, Entry, Table
+
+if TYPE_CHECKING:
+    from emulator.target.switch import Switch
+
+
+def _split_arrow(args: list[str]) -> tuple[list[str], list[str]]:
+    if "=>" in args:
+        i = args.index("=>")
+        return args[:i], args[i + 1 :]
+    return args, []
+
+
+class RuntimeCli(StateCommands):
+    """The command interpreter; ``run(line)`` returns the text simple_switch_CLI would print."""
+
+    def __init__(self, sw: Switch) -> None:
+        self.sw = sw
+        self.commands: dict[str, Callable[[list[str]], str]] = {
+            name[4:]: getattr(self, name) for name in dir(self) if name.startswith("cmd_")
+        }
+
+    def run(self, line: str) -> str:
+        """Execute one command line (blank lines and ``#`` comments give '')."""
+        line = line.strip()
+        if not line or line.startswith("#"):
+            return ""
+        try:
+            words = shlex.split(line)
+        except ValueError as exc:
+            raise CliError(f"cannot parse command {line!r}: {exc}") from None
+        cmd, args = words[0], words[1:]
+        handler = self.commands.get(cmd)
+        if handler is None:
+            raise CliError(f"unknown command '{cmd}'")
+        return handler(args)
+
+    def run_file(self, path: str | Path) -> list[str]:
+        """Run every line of a command file; errors name the file and line."""
+        p = Path(path)
+        try:
+            lines = p.read_text().splitlines()
+        except OSError as exc:
+            raise CliError(f"{p}: cannot read command file: {exc.strerror}") from None
+        out = []
+        for n, line in enumerate(lines, 1):
+            try:
+                out.append(self.run(line))
+            except CliError as exc:
+                raise CliError(f"{p}:{n}: {exc}") from None
+        return out
+
+    # -- name and value helpers -------------------------------------------------------------
+
+    def table(self, name: str) -> Table:
+        """A table by (suffix) name."""
+        return resolve(self.sw.tables, name, "table")
+
+    def action(self, table: Table, name: str) -> ActionSpec:
+        """An action of ``table`` by (suffix) name."""
+        return resolve(table.actions, name, f"action for table {table.name}")
+
+    def profile(self, name: str) -> ActionProfile:
+        """An action profile by (suffix) name."""
+        return resolve(self.sw.program.profiles, name, "action profile")
+
+    def _data(self, action: ActionSpec, args: list[str]) -> tuple[int, ...]:
+        if len(args) != len(action.params):
+            raise CliError(
+                f"action {action.name} takes {len(action.params)} parameter(s), got {len(args)}"
+            )
+        return tuple(
+            parse_int(a, w, f"parameter {n} of {action.name}")
+            for a, (n, w) in zip(args, action.params)
+        )
+
+    def _match(
+        self, table: Table, keys: list[str], rest: list[str], nparams: int
+    ) -> tuple[list[Any], list[str], int]:
+        if len(keys) != len(table.keys):
+            raise CliError(
+                f"table {table.name} needs {len(table.keys)} match field(s), got {len(keys)}"
+            )
+        match = [parse_match(k, kf) for k, kf in zip(keys, table.keys)]
+        priority = 0
+        if table.needs_priority:
+            if len(rest) != nparams + 1:
+                raise CliError(
+                    f"table {table.name} needs {nparams} action parameter(s) and a priority"
+                )
+            priority = self._int(rest[-1], "priority", 32)
+            rest = rest[:-1]
+        elif len(rest) != nparams:
+            raise CliError(f"expected {nparams} action parameter(s) after '=>', got {len(rest)}")
+        return match, rest, priority
+
+    def _added(self, table: Table, kind: str, match: list[Any], what: str, handle: int) -> str:
+        keys = "\t".join(format_match(m, k) for m, k in zip(match, table.keys))
+        return (
+            f"Adding entry to {kind} match table {table.name}\nmatch key:           {keys}\n"
+            f"{what}\nEntry has been added with handle {handle}"
+        )
+
+    # -- tables ----------------------------------------------------------------------------
+
+    def cmd_table_add(self, args: list[str]) -> str:
+        if len(args) < 2:
+            raise CliError("usage: table_add <table> <action> <match fields> => <params> [prio]")
+        table = self.table(args[0])
+        if table.profile is not None:
+            raise CliError(f"table {table.name} is indirect: use table_indirect_add")
+        action = self.action(table, args[1])
+        keys, rest = _split_arrow(args[2:])
+        match, params, prio = self._match(table, keys, rest, len(action.params))
+        data = self._data(action, params)
+        handle = table.add(match, action, data, prio)
+        rd = "\t".join(hex_bytes(v, w) for v, (_, w) in zip(data, action.params))
+        return self._added(
+            table,
+            table.kind,
+            match,
+            f"action:              {action.name}\nruntime data:        {rd}",
+            handle,
+        )
+
+    def cmd_table_set_default(self, args: list[str]) -> str:
+        if len(args) < 2:
+            raise CliError("usage: table_set_default <table> <action> <params>")
+        table = self.table(args[0])
+        action = self.action(table, args[1])
+        params = [a for a in args[2:] if a != "=>"]
+        if table.default_const and table.default and table.default.action is not action:
+            raise CliError(f"table {table.name}: the default action is const")
+        table.default = Entry(-1, (), 0, action, self._data(action, params))
+        return f"Setting default action of {table.name}\naction:              {action.name}"
+
+    def cmd_table_reset_default(self, args: list[str]) -> str:
+        if len(args) != 1:
+            raise CliError("usage: table_reset_default <table>")
+        table = self.table(args[0])
+        table.default = table.initial_default
+        return ""
+
+    def cmd_table_delete(self, args: list[str]) -> str:
+        if len(args) != 2:
+            raise CliError("usage: table_delete <table> <handle>")
+        table = self.table(args[0])
+        table.delete(self._int(args[1], "entry handle"))
+        return f"Deleting entry {args[1]} from {table.name}"
+
+    def cmd_table_modify(self, args: list[str]) -> str:
+        if len(args) < 3:
+            raise CliError("usage: table_modify <table> <action> <handle> <params>")
+        table = self.table(args[0])
+        action = self.action(table, args[1])
+        params = [a for a in args[3:] if a != "=>"]
+        table.modify(self._int(args[2], "entry handle"), action, self._data(action, params))
+        return f"Modifying entry {args[2]} for {table.name}"
+
+    def cmd_table_clear(self, args: list[str]) -> str:
+        if len(args) != 1:
+            raise CliError("usage: table_clear <table>")
+        self.table(args[0]).clear()
+        return ""
+
+    def cmd_table_num_entries(self, args: list[str]) -> str:
+        if len(args) != 1:
+            raise CliError("usage: table_num_entries <table>")
+        return str(len(self.table(args[0]).entries))
+
+    def cmd_table_dump(self, args: list[str]) -> str:
+        if len(args) != 1:
+            raise CliError("usage: table_dump <table>")
+        t = self.table(args[0])
+        lines = ["==========", "TABLE ENTRIES"]
+        for e in sorted(t.entries.values(), key=lambda x: x.handle):
+            keys = " ".join(format_match(m, k) for m, k in zip(e.match, t.keys))
+            what = self._describe(e)
+            lines += ["**********", f"Dumping entry {hex(e.handle)}", f"Match key: {keys}"]
+            if t.needs_priority:
+                lines.append(f"Priority: {e.priority}")
+            lines.append(what)
+        lines.append("==========")
+        lines.append("Dumping default entry")
+        lines.append(self._describe(t.default) if t.default else "EMPTY")
+        lines.append("==========")
+        return "\n".join(lines)
+
+    @staticmethod
+    def _describe(e: Entry) -> str:
+        if e.ref is not None:
+            kind = "Group" if hasattr(e.ref, "members") else "Member"
+            return f"Action entry: {kind} handle {e.ref.handle}"
+        name = e.action.name if e.action else "NoAction"
+        return f"Action entry: {name} - {', '.join(hex(d) for d in e.data)}"
+
+    # -- action profiles / indirect tables -------------------------------------------------
+
+    def _prof_of(self, name: str) -> ActionProfile:
+        try:
+            return self.profile(name)
+        except CliError as exc:
+            try:
+                t = self.table(name)
+            except CliError:
+                raise exc from None
+            if t.profile is None:
+                raise CliError(f"table {t.name} is not indirect") from None
+            return t.profile
+
+    def _prof_action(self, prof: ActionProfile, name: str) -> ActionSpec:
+        acts = {
+            a.name: a
+            for t in self.sw.tables.values()
+            if t.profile is prof
+            for a in t.actions.values()
+        }
+        return resolve(acts, name, f"action for action profile {prof.name}")
+
+    def cmd_act_prof_create_member(self, args: list[str]) -> str:
+        if len(args) < 2:
+            raise CliError("usage: act_prof_create_member <profile> <action> <params>")
+        prof = self._prof_of(args[0])
+        action = self._prof_action(prof, args[1])
+        h = prof.create_member(action, self._data(action, [a for a in args[2:] if a != "=>"]))
+        return f"Member has been created with handle {h}"
+
+    cmd_table_indirect_create_member = cmd_act_prof_create_member
+
+    def cmd_act_prof_create_group(self, args: list[str]) -> str:
+        if len(args) != 1:
+            raise CliError("usage: act_prof_create_group <profile>")
+        return f"Group has been created with handle {self._prof_of(args[0]).create_group()}"
+
+    cmd_table_indirect_create_group = cmd_act_prof_create_group
+
+    def _prof_pair(self, args: list[str], usage: str) -> tuple[ActionProfile, int, int]:
+        if len(args) != 3:
+            raise CliError(f"usage: {usage} <profile> <member handle> <group handle>")
+        return (
+            self._prof_of(args[0]),
+            self._int(args[1], "member handle"),
+            self._int(args[2], "group handle"),
+        )
+
+    def cmd_act_prof_add_member_to_group(self, args: list[str]) -> str:
+        prof, m, g = self._prof_pair(args, "act_prof_add_member_to_group")
+        prof.add_to_group(m, g)
+        return ""
+
+    cmd_table_indirect_add_member_to_group = cmd_act_prof_add_member_to_group
+
+    def cmd_act_prof_remove_member_from_group(self, args: list[str]) -> str:
+        prof, m, g = self._prof_pair(args, "act_prof_remove_member_from_group")
+        prof.remove_from_group(m, g)
+        return ""
+
+    cmd_table_indirect_remove_member_from_group = cmd_act_prof_remove_member_from_group
+
+    def cmd_act_prof_delete_member(self, args: list[str]) -> str:
+        if len(args) != 2:
+            raise CliError("usage: act_prof_delete_member <profile> <member handle>")
+        self._prof_of(args[0]).delete_member(self._int(args[1], "member handle"))
+        return ""
+
+    def cmd_act_prof_delete_group(self, args: list[str]) -> str:
+        if len(args) != 2:
+            raise CliError("usage: act_prof_delete_group <profile> <group handle>")
+        self._prof_of(args[0]).delete_group(self._int(args[1], "group handle"))
+        return ""
+
+    def _indirect_add(self, args: list[str], group: bool) -> str:
+        if len(args) < 2:
+            raise CliError("usage: table_indirect_add <table> <match fields> => <handle> [prio]")
+        table = self.table(args[0])
+        if table.profile is None:
+            raise CliError(f"table {table.name} is not indirect")
+        keys, rest = _split_arrow(args[1:])
+        match, rest, prio = self._match(table, keys, rest, 1)
+        h = self._int(rest[0], "group handle" if group else "member handle")
+        ref = table.profile.group(h) if group else table.profile.member(h)
+        handle = table.add(match, None, (), prio, ref)
+        return self._added(
+            table, "indirect", match, f"{'group' if group else 'member'}: {h}", handle
+        )
+
+    def cmd_table_indirect_add(self, args: list[str]) -> str:
+        return self._indirect_add(args, False)
+
+    def cmd_table_indirect_add_with_group(self, args: list[str]) -> str:
+        return self._indirect_add(args, True)
+
+    def _indirect_default(self, args: list[str], group: bool) -> str:
+        if len(args) != 2:
+            raise CliError("usage: table_indirect_set_default <table> <handle>")
+        table = self.table(args[0])
+        if table.profile is None:
+            raise CliError(f"table {table.name} is not indirect")
+        h = self._int(args[1], "handle")
+        ref = table.profile.group(h) if group else table.profile.member(h)
+        table.default = Entry(-1, (), 0, None, (), ref)
+        return ""
+
+    def cmd_table_indirect_set_default(self, args: list[str]) -> str:
+        return self._indirect_default(args, False)
+
+    def cmd_table_indirect_set_default_with_group(self, args: list[str]) -> str:
+        return self._indirect_default(args, True)
+
+    def cmd_show_tables(self, args: list[str]) -> str:
+        return "\n".join(
+            f"{t.name:<30} [implementation={t.profile.name if t.profile else None}, "
+            f"mk={', '.join(f'{k.name}({k.match_type}, {k.width})' for k in t.keys)}]"
+            for t in self.sw.tables.values()
+        )
+
+    def cmd_show_actions(self, args: list[str]) -> str:
+        return "\n".join(
+            f"{a.name:<30} [{', '.join(f'{n}({w})' for n, w in a.params)}]"
+            for a in self.sw.program.actions.values()
+        )

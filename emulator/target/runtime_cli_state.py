@@ -1,0 +1,283 @@
+"""simple_switch_CLI commands on switch state: PRE, mirroring, registers, counters, meters,
+queues, CRC parameters and parser value sets (mixed into :class:`RuntimeCli`)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from emulator.target import hashes
+from emulator.target.cli_values import parse_int
+from emulator.target.errors import CliError
+from emulator.target.tables import Table
+
+if TYPE_CHECKING:
+    from emulator.target.switch import Switch
+
+
+def resolve(names: dict[str, Any], name: str, what: str) -> Any:
+    """Look ``name`` up exactly, then as a unique dotted suffix."""
+    if name in names:
+        return names[name]
+    hits = [k for k in names if k.endswith("." + name)]
+    if len(hits) == 1:
+        return names[hits[0]]
+    if hits:
+        raise CliError(f"ambiguous {what} name '{name}': {', '.join(sorted(hits))}")
+    raise CliError(f"invalid {what} name '{name}'")
+
+
+class StateCommands:
+    """Command handlers (``cmd_<name>``) that do not touch match tables' entries."""
+
+    sw: Switch
+
+    @staticmethod
+    def _int(text: str, what: str, width: int = 0) -> int:
+        return parse_int(text, width, what)
+
+    # -- PRE, mirroring --------------------------------------------------------------------
+
+    def cmd_mirroring_add(self, args: list[str]) -> str:
+        if len(args) != 2:
+            raise CliError("usage: mirroring_add <mirror_id> <egress_port>")
+        sid = self._int(args[0], "mirror id", 15)
+        self.sw.mirror[sid] = (self._int(args[1], "egress port", 9), None)
+        return ""
+
+    def cmd_mirroring_add_mc(self, args: list[str]) -> str:
+        if len(args) != 2:
+            raise CliError("usage: mirroring_add_mc <mirror_id> <mgrp>")
+        sid = self._int(args[0], "mirror id", 15)
+        self.sw.mirror[sid] = (None, self._int(args[1], "multicast group", 16))
+        return ""
+
+    def cmd_mirroring_delete(self, args: list[str]) -> str:
+        if len(args) != 1:
+            raise CliError("usage: mirroring_delete <mirror_id>")
+        if self.sw.mirror.pop(self._int(args[0], "mirror id"), None) is None:
+            raise CliError("Invalid mirroring operation (SESSION_NOT_FOUND)")
+        return ""
+
+    def cmd_mc_mgrp_create(self, args: list[str]) -> str:
+        if len(args) != 1:
+            raise CliError("usage: mc_mgrp_create <group id>")
+        g = self._int(args[0], "multicast group", 16)
+        if g in self.sw.mc_groups:
+            raise CliError(f"multicast group {g} already exists")
+        self.sw.mc_groups[g] = []
+        return f"Creating multicast group {g}"
+
+    def cmd_mc_mgrp_destroy(self, args: list[str]) -> str:
+        if len(args) != 1 or self.sw.mc_groups.pop(self._int(args[0], "group"), None) is None:
+            raise CliError("usage: mc_mgrp_destroy <existing group id>")
+        return f"Destroying multicast group {args[0]}"
+
+    def cmd_mc_node_create(self, args: list[str]) -> str:
+        if not args:
+            raise CliError("usage: mc_node_create <rid> <port list>")
+        ports_txt = args[1 : args.index("|")] if "|" in args else args[1:]
+        rid = self._int(args[0], "rid", 16)
+        ports = [self._int(p, "port", 9) for p in ports_txt]
+        h = self.sw.mc_node_create(rid, ports)
+        pmap = format(sum(1 << p for p in set(ports)), "b") if ports else ""
+        return f"Creating node with rid {rid} , port map {pmap} and lag map \nnode was created with handle {h}"
+
+    def cmd_mc_node_associate(self, args: list[str]) -> str:
+        if len(args) != 2:
+            raise CliError("usage: mc_node_associate <group id> <node handle>")
+        g, h = self._int(args[0], "group"), self._int(args[1], "node handle")
+        self.sw.mc_node_associate(g, h)
+        return f"Associating node {h} to multicast group {g}"
+
+    def cmd_mc_dump(self, args: list[str]) -> str:
+        lines = ["==========", "MC ENTRIES"]
+        for g, nodes in sorted(self.sw.mc_groups.items()):
+            lines += ["**********", f"mgrp({g})"]
+            for h in nodes:
+                rid, ports = self.sw.mc_nodes[h]
+                lines.append(
+                    f"  -> (L1h={h}, rid={rid}) -> (ports=[{', '.join(map(str, ports))}], lags=[])"
+                )
+        return "\n".join([*lines, "==========", "LAGS", "=========="])
+
+    def cmd_mirroring_get(self, args: list[str]) -> str:
+        if len(args) != 1:
+            raise CliError("usage: mirroring_get <mirror_id>")
+        cfg = self.sw.mirror.get(self._int(args[0], "mirror id"))
+        if cfg is None:
+            raise CliError("Invalid mirroring operation (SESSION_NOT_FOUND)")
+        return f"MirroringSessionConfig(mgid={cfg[1]}, port={cfg[0]})"
+
+    def cmd_mc_node_dissociate(self, args: list[str]) -> str:
+        if len(args) != 2:
+            raise CliError("usage: mc_node_dissociate <group id> <node handle>")
+        g, h = self._int(args[0], "group"), self._int(args[1], "node handle")
+        nodes = self.sw.mc_groups.get(g)
+        if nodes is None or h not in nodes:
+            raise CliError(f"node {h} is not associated with multicast group {g}")
+        nodes.remove(h)
+        return f"Dissociating node {h} from multicast group {g}"
+
+    # -- registers, counters, meters -------------------------------------------------------
+
+    def cmd_register_read(self, args: list[str]) -> str:
+        if len(args) not in (1, 2):
+            raise CliError("usage: register_read <name> [index]")
+        reg = resolve(self.sw.registers, args[0], "register")
+        if len(args) == 1:
+            return f"{reg.name}= {', '.join(str(v) for v in reg.values)}"
+        i = self._int(args[1], "index")
+        if i >= reg.size:
+            raise CliError(f"register {reg.name}: index {i} out of range (size {reg.size})")
+        return f"{reg.name}[{i}]= {reg.values[i]}"
+
+    def cmd_register_write(self, args: list[str]) -> str:
+        if len(args) != 3:
+            raise CliError("usage: register_write <name> <index> <value>")
+        reg = resolve(self.sw.registers, args[0], "register")
+        i = self._int(args[1], "index")
+        if i >= reg.size:
+            raise CliError(f"register {reg.name}: index {i} out of range (size {reg.size})")
+        reg.values[i] = self._int(args[2], "value", reg.width)
+        return ""
+
+    def cmd_register_reset(self, args: list[str]) -> str:
+        if len(args) != 1:
+            raise CliError("usage: register_reset <name>")
+        resolve(self.sw.registers, args[0], "register").reset()
+        return ""
+
+    def _direct_table(self, ctr: Any) -> Table:
+        return self.sw.tables[ctr.direct_table]
+
+    def cmd_counter_read(self, args: list[str]) -> str:
+        if len(args) != 2:
+            raise CliError("usage: counter_read <name> <index>")
+        ctr = resolve(self.sw.counters, args[0], "counter")
+        i = self._int(args[1], "index")
+        if ctr.direct_table:
+            e = self._direct_table(ctr).entry(i)
+            nbytes, npkts = e.bytes, e.packets
+        else:
+            if i >= ctr.size:
+                raise CliError(f"counter {ctr.name}: index {i} out of range (size {ctr.size})")
+            nbytes, npkts = ctr.bytes[i], ctr.packets[i]
+        return f"{ctr.name}[{i}]=  BmCounterValue(packets={npkts}, bytes={nbytes})"
+
+    def cmd_counter_reset(self, args: list[str]) -> str:
+        if len(args) != 1:
+            raise CliError("usage: counter_reset <name>")
+        ctr = resolve(self.sw.counters, args[0], "counter")
+        if ctr.direct_table:
+            for e in self._direct_table(ctr).entries.values():
+                e.packets = e.bytes = 0
+        else:
+            ctr.reset()
+        return ""
+
+    @staticmethod
+    def _rates(args: list[str]) -> list[tuple[float, float]]:
+        out = []
+        for a in args:
+            try:
+                r, b = a.split(":")
+                rate, burst = float(r), float(int(b))
+            except ValueError:
+                raise CliError(f"invalid meter rate {a!r} (expected <rate>:<burst>)") from None
+            if not (0 <= rate < float("inf") and burst >= 0):
+                raise CliError(f"invalid meter rate {a!r}: rate and burst must be >= 0")
+            out.append((rate, burst))
+        return out
+
+    def cmd_meter_array_set_rates(self, args: list[str]) -> str:
+        if len(args) < 2:
+            raise CliError("usage: meter_array_set_rates <name> <rate>:<burst> ...")
+        resolve(self.sw.program.meters, args[0], "meter").set_rates(self._rates(args[1:]))
+        return ""
+
+    def cmd_meter_set_rates(self, args: list[str]) -> str:
+        if len(args) < 3:
+            raise CliError("usage: meter_set_rates <name> <index> <rate>:<burst> ...")
+        arr = resolve(self.sw.program.meters, args[0], "meter")
+        i, rates = self._int(args[1], "index"), self._rates(args[2:])
+        bound = [
+            t
+            for t in self.sw.tables.values()
+            if t.meter_factory
+            and arr.name in self.sw.program.direct_meters
+            and self._bound(arr.name) == t.name
+        ]
+        if bound:
+            e = bound[0].entry(i)
+            if e.meter is None:
+                raise CliError(f"table entry {i} has no meter")
+            if len(rates) != arr.rate_count:
+                raise CliError(f"meter {arr.name} needs {arr.rate_count} rates")
+            e.meter.set_rates(rates)
+        else:
+            arr.set_rates(rates, i)
+        return ""
+
+    def _bound(self, meter: str) -> str:
+        return str(self.sw.program.direct_meters[meter].get("binding"))
+
+    # -- traffic manager, hashes, value sets -----------------------------------------------
+
+    def _queue_args(self, args: list[str], usage: str) -> tuple[float, int | None, int | None]:
+        if not 1 <= len(args) <= 3:
+            raise CliError(f"usage: {usage} [<egress_port> [<priority>]]")
+        try:
+            value = float(args[0])
+        except ValueError:
+            raise CliError(f"{usage}: invalid number {args[0]!r}") from None
+        if not value >= 0 or value == float("inf"):
+            raise CliError(f"{usage}: expected a non-negative number, got {args[0]!r}")
+        port = self._int(args[1], "port", 9) if len(args) > 1 else None
+        prio = self._int(args[2], "priority") if len(args) > 2 else None
+        return value, port, prio
+
+    def cmd_set_queue_depth(self, args: list[str]) -> str:
+        depth, port, prio = self._queue_args(args, "set_queue_depth <nb_pkts>")
+        self.sw.tm.set_queue_depth(int(depth), port, prio)
+        return ""
+
+    def cmd_set_queue_rate(self, args: list[str]) -> str:
+        rate, port, prio = self._queue_args(args, "set_queue_rate <rate_pps>")
+        self.sw.tm.set_queue_rate(rate, port, prio)
+        return ""
+
+    def _set_crc(self, args: list[str], width: int) -> str:
+        if len(args) != 6:
+            raise CliError(
+                f"usage: set_crc{width}_parameters <calc> <poly> <init> <xor> "
+                "<reflect data> <reflect remainder>"
+            )
+        calc = resolve(self.sw.program.calculations, args[0], "calculation")
+        if calc.algo != f"crc{width}_custom":
+            raise CliError(f"calculation {calc.name} is not crc{width}_custom")
+        nums = [self._int(a, "crc parameter", width) for a in args[1:4]]
+        flags = [a.lower() in ("true", "1") for a in args[4:6]]
+        calc.params = hashes.CrcParams(width, nums[0], nums[1], nums[2], flags[0], flags[1])
+        return ""
+
+    def cmd_set_crc16_parameters(self, args: list[str]) -> str:
+        return self._set_crc(args, 16)
+
+    def cmd_set_crc32_parameters(self, args: list[str]) -> str:
+        return self._set_crc(args, 32)
+
+    def cmd_pvs_add(self, args: list[str]) -> str:
+        if len(args) != 2:
+            raise CliError("usage: pvs_add <value set> <value>")
+        resolve(self.sw.program.value_sets, args[0], "parser value set").add(
+            self._int(args[1], "value")
+        )
+        return ""
+
+    def cmd_pvs_remove(self, args: list[str]) -> str:
+        if len(args) != 2:
+            raise CliError("usage: pvs_remove <value set> <value>")
+        resolve(self.sw.program.value_sets, args[0], "parser value set").discard(
+            self._int(args[1], "value")
+        )
+        return ""

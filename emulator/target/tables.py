@@ -1,0 +1,386 @@
+"""Match-action tables and action profiles/selectors with BMv2's semantics.
+
+Lookup strategy by table kind:
+  exact (and valid) keys  -> one dict
+  one lpm key (+ exact)   -> one dict per prefix length, longest first
+  ternary/range/optional  -> entries sorted by (priority, handle); smallest priority wins
+
+Action selectors keep each group's members ordered by member handle and pick the
+``(hash % group_size)``-th (BMV2-FACTS.md).
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from emulator.target.errors import CliError
+from emulator.target.externs import Meter
+
+
+class Handles:
+    """BMv2-style handle allocation: the lowest free handle is reused first."""
+
+    def __init__(self) -> None:
+        self._next = 0
+        self._free: list[int] = []
+
+    def get(self) -> int:
+        """A new handle."""
+        if self._free:
+            return heapq.heappop(self._free)
+        self._next += 1
+        return self._next - 1
+
+    def release(self, handle: int) -> None:
+        """Give ``handle`` back for reuse."""
+        heapq.heappush(self._free, handle)
+
+
+@dataclass
+class ActionSpec:
+    """A compiled action: JSON name and id, parameter (name, width) list, function."""
+
+    name: str
+    id: int
+    params: list[tuple[str, int]]
+    fn: Callable[..., Any]
+
+
+@dataclass
+class Member:
+    """An action profile member: an action with its data."""
+
+    handle: int
+    action: ActionSpec
+    data: tuple[int, ...]
+
+
+@dataclass
+class Group:
+    """An action selector group; ``members`` stays sorted by member handle."""
+
+    handle: int
+    members: list[Member] = field(default_factory=list)
+
+
+class ActionProfile:
+    """``action_profile`` / ``action_selector``: members, groups and the selector hash."""
+
+    def __init__(self, name: str, selector: Callable[..., int] | None = None) -> None:
+        self.name = name
+        self.selector = selector
+        self.members: dict[int, Member] = {}
+        self.groups: dict[int, Group] = {}
+        self._member_handles = Handles()
+        self._group_handles = Handles()
+
+    def create_member(self, action: ActionSpec, data: tuple[int, ...]) -> int:
+        """Add a member; return its handle."""
+        h = self._member_handles.get()
+        self.members[h] = Member(h, action, data)
+        return h
+
+    def modify_member(self, handle: int, action: ActionSpec, data: tuple[int, ...]) -> None:
+        """Change a member's action and data in place (groups see the change)."""
+        m = self.member(handle)
+        m.action, m.data = action, data
+
+    def delete_member(self, handle: int) -> None:
+        """Remove a member that no group uses."""
+        m = self.member(handle)
+        if any(m in g.members for g in self.groups.values()):
+            raise CliError(f"action profile {self.name}: member {handle} is in a group")
+        del self.members[handle]
+        self._member_handles.release(handle)
+
+    def create_group(self) -> int:
+        """Add an empty group; return its handle."""
+        if self.selector is None:
+            raise CliError(f"action profile {self.name} has no selector: groups not allowed")
+        h = self._group_handles.get()
+        self.groups[h] = Group(h)
+        return h
+
+    def delete_group(self, handle: int) -> None:
+        """Remove a group."""
+        self.group(handle)
+        del self.groups[handle]
+        self._group_handles.release(handle)
+
+    def add_to_group(self, member: int, group: int) -> None:
+        """Put member ``member`` in group ``group`` (kept ordered by member handle)."""
+        m, g = self.member(member), self.group(group)
+        if m in g.members:
+            raise CliError(f"action profile {self.name}: member {member} already in group {group}")
+        g.members.append(m)
+        g.members.sort(key=lambda x: x.handle)
+
+    def remove_from_group(self, member: int, group: int) -> None:
+        """Take member ``member`` out of group ``group``."""
+        m, g = self.member(member), self.group(group)
+        if m not in g.members:
+            raise CliError(f"action profile {self.name}: member {member} not in group {group}")
+        g.members.remove(m)
+
+    def member(self, handle: int) -> Member:
+        """The member with ``handle`` (CliError if absent)."""
+        try:
+            return self.members[handle]
+        except KeyError:
+            raise CliError(f"action profile {self.name}: invalid member handle {handle}") from None
+
+    def group(self, handle: int) -> Group:
+        """The group with ``handle`` (CliError if absent)."""
+        try:
+            return self.groups[handle]
+        except KeyError:
+            raise CliError(f"action profile {self.name}: invalid group handle {handle}") from None
+
+
+@dataclass(eq=False)
+class Entry:
+    """One table entry (or a default entry): its action (or profile reference)."""
+
+    handle: int
+    match: tuple[Any, ...]
+    priority: int
+    action: ActionSpec | None
+    data: tuple[int, ...]
+    ref: Member | Group | None = None
+    packets: int = 0
+    bytes: int = 0
+    meter: Meter | None = None
+    checks: tuple[tuple[int, int, int], ...] = ()  # (key index, mask, value)
+    ranges: tuple[tuple[int, int, int], ...] = ()  # (key index, lo, hi)
+
+
+@dataclass
+class KeyField:
+    """One key element: its control-plane name, match kind and width in bits."""
+
+    name: str
+    match_type: str
+    width: int
+    target: str = ""  # "hdr.field" as in the JSON target (STF may name keys this way)
+
+
+class Table:
+    """A compiled match table; ``apply(f, p)`` runs it and returns the next node."""
+
+    def __init__(
+        self,
+        name: str,
+        keys: list[KeyField],
+        keyfn: Callable[[list[int]], tuple[int, ...]],
+        actions: dict[str, ActionSpec],
+        profile: ActionProfile | None,
+        length_slot: int,
+    ) -> None:
+        self.name, self.keys, self.keyfn, self.actions = name, keys, keyfn, actions
+        self.profile = profile
+        self.length_slot = length_slot
+        kinds = {k.match_type for k in keys}
+        self.needs_priority = bool(kinds & {"ternary", "range", "optional"})
+        if self.needs_priority:
+            self.kind = "ternary"
+        elif "lpm" in kinds:
+            self.kind = "lpm"
+        else:
+            self.kind = "exact"
+        self.lpm_index = next((i for i, k in enumerate(keys) if k.match_type == "lpm"), -1)
+        self.entries: dict[int, Entry] = {}
+        self.immutable = False
+        self.default: Entry | None = None
+        self.default_const = False
+        self.initial_default: Entry | None = None  # the JSON's default (table_reset_default)
+        self.with_counters = False
+        self.meter_factory: Callable[[], Meter] | None = None
+        self.meter_slot: int | None = None
+        self.meter_length: Callable[[list[int]], int] | None = None
+        self.clock_us: Callable[[], float] = lambda: 0.0
+        self.next_by_action: dict[int, Any] = {}
+        self.next_hit: Any = None
+        self.next_miss: Any = None
+        self.hit_miss = False
+        self.empty_group_misses = 0
+        self._handles = Handles()
+        self._exact: dict[tuple[int, ...], Entry] = {}
+        self._levels: list[tuple[int, int, dict[tuple[int, ...], Entry]]] = []
+        self._sorted: list[Entry] = []
+
+    # -- control plane ---------------------------------------------------------------------
+
+    def add(
+        self,
+        match: list[Any],
+        action: ActionSpec | None,
+        data: tuple[int, ...],
+        priority: int = 0,
+        ref: Member | Group | None = None,
+    ) -> int:
+        """Insert an entry; ``match`` holds one normalised spec per key field."""
+        if self.immutable:
+            raise CliError(f"table {self.name} has const entries and cannot be modified")
+        match_t = tuple(match)
+        dup = self._find(match_t, priority)
+        if dup is not None:
+            raise CliError(f"table {self.name}: duplicate entry (handle {dup.handle})")
+        e = Entry(self._handles.get(), match_t, priority, action, data, ref)
+        if self.meter_factory is not None:
+            e.meter = self.meter_factory()
+        checks, ranges = [], []
+        for i, (k, spec) in enumerate(zip(self.keys, match_t)):
+            full = (1 << k.width) - 1
+            if k.match_type in ("exact", "valid"):
+                checks.append((i, full, spec))
+            elif k.match_type == "lpm":
+                value, plen = spec
+                mask = full ^ ((1 << (k.width - plen)) - 1)
+                checks.append((i, mask, value & mask))
+            elif k.match_type in ("ternary", "optional"):
+                checks.append((i, spec[1], spec[0]))
+            else:
+                ranges.append((i, spec[0], spec[1]))
+        e.checks, e.ranges = tuple(checks), tuple(ranges)
+        self.entries[e.handle] = e
+        self._index(e)
+        return e.handle
+
+    def _find(self, match: tuple[Any, ...], priority: int) -> Entry | None:
+        for e in self.entries.values():
+            if e.match == match and (not self.needs_priority or e.priority == priority):
+                return e
+        return None
+
+    def _index(self, e: Entry) -> None:
+        if self.kind == "exact":
+            self._exact[e.match] = e
+        elif self.kind == "lpm":
+            i = self.lpm_index
+            value, plen = e.match[i]
+            shift = self.keys[i].width - plen
+            key = (*e.match[:i], value >> shift, *e.match[i + 1 :])
+            for lvl_plen, _shift, d in self._levels:
+                if lvl_plen == plen:
+                    d[key] = e
+                    break
+            else:
+                self._levels.append((plen, shift, {key: e}))
+                self._levels.sort(key=lambda t: -t[0])
+        else:
+            self._sorted.append(e)
+            self._sorted.sort(key=lambda x: (x.priority, x.handle))
+
+    def _reindex(self) -> None:
+        self._exact, self._levels, self._sorted = {}, [], []
+        for e in self.entries.values():
+            self._index(e)
+
+    def entry(self, handle: int) -> Entry:
+        """The entry with ``handle`` (CliError if absent)."""
+        try:
+            return self.entries[handle]
+        except KeyError:
+            raise CliError(f"table {self.name}: invalid entry handle {handle}") from None
+
+    def modify(
+        self,
+        handle: int,
+        action: ActionSpec | None,
+        data: tuple[int, ...],
+        ref: Member | Group | None = None,
+    ) -> None:
+        """Change an entry's action and data (or profile reference)."""
+        if self.immutable:
+            raise CliError(f"table {self.name} has const entries and cannot be modified")
+        e = self.entry(handle)
+        e.action, e.data, e.ref = action, data, ref
+
+    def delete(self, handle: int) -> None:
+        """Remove an entry."""
+        if self.immutable:
+            raise CliError(f"table {self.name} has const entries and cannot be modified")
+        self.entry(handle)
+        del self.entries[handle]
+        self._handles.release(handle)
+        self._reindex()
+
+    def clear(self) -> None:
+        """Remove every entry."""
+        if self.immutable:
+            raise CliError(f"table {self.name} has const entries and cannot be modified")
+        for handle in self.entries:
+            self._handles.release(handle)
+        self.entries.clear()
+        self._reindex()
+
+    # -- data plane ------------------------------------------------------------------------
+
+    def lookup(self, key: tuple[int, ...]) -> Entry | None:
+        """The matching entry for ``key``, or None."""
+        if self.kind == "exact":
+            return self._exact.get(key)
+        if self.kind == "lpm":
+            i = self.lpm_index
+            if len(key) == 1:
+                v = key[0]
+                for _plen, shift, d in self._levels:
+                    e = d.get((v >> shift,))
+                    if e is not None:
+                        return e
+                return None
+            for _plen, shift, d in self._levels:
+                e = d.get((*key[:i], key[i] >> shift, *key[i + 1 :]))
+                if e is not None:
+                    return e
+            return None
+        for e in self._sorted:
+            for i, m, v in e.checks:
+                if key[i] & m != v:
+                    break
+            else:
+                for i, lo, hi in e.ranges:
+                    if not lo <= key[i] <= hi:
+                        break
+                else:
+                    return e
+        return None
+
+    def apply(self, f: list[int], p: Any) -> Any:
+        """Look the packet up, run the action, return the next control-flow node."""
+        e = self.lookup(self.keyfn(f))
+        hit = e is not None
+        if e is None:
+            e = self.default
+            if e is None:
+                return self.next_miss if self.hit_miss else None
+        else:
+            if self.with_counters:
+                e.packets += 1
+                e.bytes += f[self.length_slot]
+            if e.meter is not None and self.meter_slot is not None and self.meter_length:
+                f[self.meter_slot] = e.meter.execute(self.meter_length(f), self.clock_us())
+        action, data = e.action, e.data
+        ref = e.ref
+        if isinstance(ref, Group) and not ref.members:
+            # nothing to select: behave as a miss (run the default entry, if any)
+            self.empty_group_misses += 1
+            d = self.default
+            if d is None or d is e or (isinstance(d.ref, Group) and not d.ref.members):
+                return self.next_miss if self.hit_miss else None
+            hit, ref, action, data = False, d.ref, d.action, d.data
+        if ref is not None:
+            if isinstance(ref, Group):
+                sel = self.profile.selector  # type: ignore[union-attr]
+                ref = ref.members[sel(f, p) % len(ref.members)]  # type: ignore[misc]
+            action, data = ref.action, ref.data
+        if action is None:
+            return None
+        if action.fn(f, p, data):
+            return None
+        if self.hit_miss:
+            return self.next_hit if hit else self.next_miss
+        return self.next_by_action.get(action.id)

@@ -1,0 +1,266 @@
+"""Run one host's RNIC + workload ranks on a real interface (Mininet host / netns).
+
+    python -m emulator.traffic.rnic_process CONFIG.json
+
+The RNIC object is driven by the host's CLOCK_MONOTONIC (shared by all network namespaces,
+so CTS latencies measured across processes are meaningful) and talks through an AF_PACKET
+raw socket bound to ``iface``. The run is bounded: it stops when the workload is done (after
+a short linger for final ACKs), after ``duration_s``, or after ``max_packets`` frames
+sent+received. At exit it writes its counters and records to ``out``.
+
+Config keys: host, iface, mac, ip, gateway_mac, ips {host: ip}, workload {see
+:func:`emulator.traffic.workloads.workload_from_dict`}, out, and optional rnic {RnicConfig
+fields; dcqcn / qos as nested mappings}, seed, conn_id_base, duration_s (10), max_packets
+(1e6), start_at_ns (monotonic ns at which the ranks start; lets all hosts begin together),
+linger_s (0.2). :func:`process_config` builds one from a topology host.
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import select
+import signal
+import socket
+import sys
+import threading
+import time
+from collections.abc import Mapping
+from dataclasses import fields
+from pathlib import Path
+from typing import Any
+
+from emulator.errors import UserError
+from emulator.traffic.dcqcn import DcqcnConfig
+from emulator.traffic.qos import TrafficClassPlan
+from emulator.traffic.rnic import Rnic, RnicConfig
+from emulator.traffic.roce import ROCE_UDP_PORT
+from emulator.traffic.workloads import Deployment, workload_from_dict
+
+ETH_P_ALL = 0x0003
+PACKET_OUTGOING = 4
+_MAX_SLEEP_S = 0.001
+
+
+def process_config(
+    host: Any,
+    iface: str,
+    ips: Mapping[str, str],
+    workload: Mapping[str, Any],
+    out: str,
+    *,
+    rnic: Mapping[str, Any] | None = None,
+    start_at_ns: int | None = None,
+    duration_s: float = 10.0,
+    max_packets: int = 1_000_000,
+    seed: int = 0,
+    conn_id_base: int = 0,
+) -> dict[str, Any]:
+    """The JSON config for ``host`` (a topology HostNode or anything with name/mac/ip/gateway_mac)."""
+    cfg: dict[str, Any] = {
+        "host": host.name,
+        "iface": iface,
+        "mac": host.mac,
+        "ip": host.ip,
+        "gateway_mac": host.gateway_mac,
+        "ips": dict(ips),
+        "workload": dict(workload),
+        "out": out,
+        "rnic": dict(rnic or {}),
+        "duration_s": duration_s,
+        "max_packets": max_packets,
+        "seed": seed,
+        "conn_id_base": conn_id_base,
+    }
+    rate = getattr(getattr(host, "port", None), "rate_bps", None)
+    if rate and "link_bps" not in cfg["rnic"]:
+        cfg["rnic"]["link_bps"] = float(rate)
+    if start_at_ns is not None:
+        cfg["start_at_ns"] = start_at_ns
+    return cfg
+
+
+def _sub(cls: type, value: Any, where: str) -> Any:
+    """A frozen settings dataclass from a mapping of its fields (True: the defaults)."""
+    if value is True:
+        return cls()
+    if not isinstance(value, Mapping):
+        raise UserError(f"{where}: want a mapping or true, got {value!r}")
+    names = {f.name for f in fields(cls)}
+    bad = set(value) - names
+    if bad:
+        raise UserError(f"{where}: unknown keys {sorted(bad)} (known: {sorted(names)})")
+    try:
+        return cls(**dict(value))
+    except TypeError as exc:
+        raise UserError(f"{where}: {exc}") from None
+
+
+def rnic_config_from_dict(d: Mapping[str, Any], where: str = "rnic") -> RnicConfig:
+    """RnicConfig from a mapping of its fields; ``dcqcn`` and ``qos`` take nested mappings."""
+    names = {f.name for f in fields(RnicConfig)}
+    bad = set(d) - names
+    if bad:
+        raise UserError(f"{where}: unknown keys {sorted(bad)} (known: {sorted(names)})")
+    kw = dict(d)
+    if kw.get("dcqcn") not in (None, False):
+        kw["dcqcn"] = _sub(DcqcnConfig, kw["dcqcn"], f"{where}.dcqcn")
+    else:
+        kw["dcqcn"] = None
+    if "qos" in kw:
+        kw["qos"] = _sub(TrafficClassPlan, kw["qos"], f"{where}.qos")
+    try:
+        return RnicConfig(**kw)
+    except TypeError as exc:
+        raise UserError(f"{where}: {exc}") from None
+
+
+def open_socket(iface: str) -> socket.socket:
+    """A non-blocking AF_PACKET socket on ``iface`` receiving every EtherType."""
+    s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(ETH_P_ALL))
+    s.bind((iface, 0))
+    s.setblocking(False)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4 << 20)
+    return s
+
+
+def udp_sink() -> socket.socket | None:
+    """Bind UDP 4791 so the host kernel does not answer RoCE frames with ICMP unreachable."""
+    try:
+        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        s.bind(("0.0.0.0", ROCE_UDP_PORT))
+    except OSError:
+        return None
+    return s
+
+
+def send_frame(sock: socket.socket, frame: bytes, retries: int = 50) -> bool:
+    """Send one frame, retrying briefly while the device queue is full; False if dropped."""
+    for _ in range(retries):
+        try:
+            sock.send(frame)
+            return True
+        except (BlockingIOError, InterruptedError):
+            select.select([], [sock], [], 0.001)
+        except OSError as exc:
+            if exc.errno != errno.ENOBUFS:
+                raise
+            time.sleep(0.0005)
+    return False
+
+
+def run(cfg: Mapping[str, Any]) -> dict[str, Any]:
+    """Run the bounded loop described by ``cfg``; returns the report (also written to out)."""
+    for key in ("host", "iface", "mac", "ip", "gateway_mac", "ips", "workload", "out"):
+        if key not in cfg:
+            raise UserError(f"rnic_process config: missing key '{key}'")
+    host = cfg["host"]
+    nic = Rnic(
+        cfg["mac"],
+        cfg["ip"],
+        cfg["gateway_mac"],
+        seed=int(cfg.get("seed", 0)),
+        config=rnic_config_from_dict(cfg.get("rnic", {})),
+        name=host,
+    )
+    workload = workload_from_dict(cfg["workload"])
+    dep = Deployment(
+        workload, {host: nic}, cfg["ips"], int(cfg.get("seed", 0)), int(cfg.get("conn_id_base", 0))
+    )
+    duration_ns = int(float(cfg.get("duration_s", 10.0)) * 1e9)
+    max_packets = int(cfg.get("max_packets", 1_000_000))
+    linger_ns = int(float(cfg.get("linger_s", 0.2)) * 1e9)
+    sock = open_socket(cfg["iface"])
+    sink = udp_sink()
+    tx_dropped = 0
+    t0 = time.monotonic_ns()
+    start_at = int(cfg.get("start_at_ns", t0))
+    deadline = t0 + duration_ns
+    started = False
+    done_at: int | None = None
+    stop = {"flag": False}
+
+    def _on_term(_signum: int, _frame: object) -> None:
+        stop["flag"] = True  # finish the loop and still write the report
+
+    old_handler = None
+    if threading.current_thread() is threading.main_thread():
+        old_handler = signal.signal(signal.SIGTERM, _on_term)
+    try:
+        while not stop["flag"]:
+            now = time.monotonic_ns()
+            if now >= deadline or nic.counters.tx_pkts + nic.counters.rx_pkts >= max_packets:
+                break
+            if done_at is None and started and dep.done:
+                done_at = now
+            if done_at is not None and now - done_at >= linger_ns:
+                break
+            if not started and now >= start_at:
+                dep.start(now)
+                started = True
+            while True:  # drain the socket
+                try:
+                    frame, addr = sock.recvfrom(65535)
+                except BlockingIOError:
+                    break
+                if addr[2] != PACKET_OUTGOING:
+                    nic.on_frame(frame, time.monotonic_ns())
+            frame_out = nic.poll(time.monotonic_ns())
+            if frame_out is not None:
+                if not send_frame(sock, frame_out):
+                    tx_dropped += 1  # lost like on a wire; go-back-N recovers
+                continue
+            wake = nic.next_wakeup()
+            if not started:
+                wake = start_at if wake is None else min(wake, start_at)
+            now = time.monotonic_ns()
+            sleep_s = _MAX_SLEEP_S if wake is None else max(0.0, (wake - now) / 1e9)
+            select.select([sock], [], [], min(sleep_s, _MAX_SLEEP_S))
+    finally:
+        sock.close()
+        if sink is not None:
+            sink.close()
+        if old_handler is not None:
+            signal.signal(signal.SIGTERM, old_handler)
+    rec = dep.record()
+    report = {
+        "host": host,
+        "done": dep.done,
+        "stopped_by_signal": stop["flag"],
+        "elapsed_ns": time.monotonic_ns() - t0,
+        "tx_dropped": tx_dropped,
+        "counters": nic.counters.as_dict(),
+        "collective": rec.as_dict() if rec else None,
+        "flows": [f.as_dict() for f in dep.flow_records()],
+        "ranks": {
+            h: {
+                "bytes_sent": r.bytes_sent,
+                "bytes_received": r.bytes_received,
+                "start_ns": r.start_ns,
+                "end_ns": r.end_ns,
+            }
+            for h, r in dep.runners.items()
+        },
+    }
+    Path(cfg["out"]).write_text(json.dumps(report, indent=1))
+    return report
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point: one argument, the JSON config path."""
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) != 1:
+        print("usage: python -m emulator.traffic.rnic_process CONFIG.json", file=sys.stderr)
+        return 2
+    try:
+        cfg = json.loads(Path(args[0]).read_text())
+        run(cfg)
+    except (UserError, OSError, json.JSONDecodeError) as exc:
+        print(f"rnic_process: error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

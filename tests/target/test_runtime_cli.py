@@ -1,0 +1,166 @@
+"""simple_switch_CLI text: value syntax, command output, and clear errors for mistakes."""
+
+from __future__ import annotations
+
+import contextlib
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from emulator.errors import UserError
+from emulator.target.cli_values import format_match, parse_int, parse_match
+from emulator.target.errors import CliError
+from emulator.target.runtime_cli import RuntimeCli
+from emulator.target.switch import Switch
+from emulator.target.tables import KeyField
+
+from .bmv2json import Program, assign, eth_ipv4_udp, fld, prim, rd
+from .fakes import FifoTM
+
+
+@pytest.mark.parametrize("text,width,value", [
+    ("10", 8, 10), ("0x0a", 8, 10), ("0b101", 4, 5), ("10.1.2.3", 32, 0x0A010203),
+    ("00:12:34:56:78:9a", 48, 0x00123456789A), ("1080::8:800:200C:417A", 128,
+                                                  0x108000000000000000080800200C417A),
+])  # fmt: skip
+def test_parse_int_syntaxes(text, width, value):
+    assert parse_int(text, width, "x") == value
+
+
+@pytest.mark.parametrize(
+    "text,width", [("256", 8), ("-1", 8), ("zz", 8), ("1.2.3", 32), ("300.1.1.1", 32)]
+)
+def test_parse_int_rejects(text, width):
+    with pytest.raises(CliError):
+        parse_int(text, width, "x")
+
+
+def test_parse_match_kinds():
+    assert parse_match("10.1.2.3/16", KeyField("k", "lpm", 32)) == (0x0A010000, 16)
+    assert parse_match("0x0a&&&0xf0", KeyField("k", "ternary", 8)) == (0x00, 0xF0)
+    assert parse_match("1->5", KeyField("k", "range", 8)) == (1, 5)
+    assert parse_match("7&&&0", KeyField("k", "optional", 8)) == (0, 0)
+    assert parse_match("true", KeyField("k", "valid", 1)) == 1
+    for bad, kind in [
+        ("1", "lpm"),
+        ("1/33", "lpm"),
+        ("1", "ternary"),
+        ("5->1", "range"),
+        ("1-2", "range"),
+    ]:
+        with pytest.raises(CliError):
+            parse_match(bad, KeyField("k", kind, 32))
+    assert format_match((0x0A000000, 8), KeyField("k", "lpm", 32)) == "LPM-0a:00:00:00/8"
+
+
+def _make_switch():
+    p = Program()
+    eth_ipv4_udp(p)
+    fwd = p.action(
+        "MyIngress.fwd",
+        [("port", 9), ("mac", 48)],
+        [
+            assign(fld("standard_metadata", "egress_spec"), rd(0)),
+            assign(fld("ethernet", "dstAddr"), rd(1)),
+        ],
+    )
+    drop = p.action("MyIngress.drop", [], [prim("mark_to_drop")])
+    p.table(0, "MyIngress.ipv4_lpm", [("lpm", ["ipv4", "dstAddr"], None)], [fwd, drop], drop)
+    p.table(0, "MyEgress.ipv4_lpm2", [("ternary", ["ipv4", "dstAddr"], None)], [fwd, drop], drop)
+    return Switch(p.doc, tm=FifoTM(lambda: 0))
+
+
+@pytest.fixture
+def sw():
+    return _make_switch()
+
+
+_SW = _make_switch()
+
+
+def test_table_add_output_like_simple_switch_cli(sw):
+    out = sw.cli("table_add MyIngress.ipv4_lpm MyIngress.fwd 10.0.0.0/8 => 3 00:00:00:00:00:01")
+    assert out.splitlines()[0] == "Adding entry to lpm match table MyIngress.ipv4_lpm"
+    assert "match key:           LPM-0a:00:00:00/8" in out
+    assert "runtime data:        00:03\t00:00:00:00:00:01" in out
+    assert out.endswith("Entry has been added with handle 0")
+    out = sw.cli("table_add ipv4_lpm2 fwd 10.0.0.0&&&255.0.0.0 => 1 0 7")
+    assert out.endswith("handle 0")
+    assert "Priority: 7" in sw.cli("table_dump ipv4_lpm2")
+    assert "MyIngress.ipv4_lpm" in sw.cli("show_tables")
+    assert "MyIngress.fwd" in sw.cli("show_actions")
+    assert sw.cli("# comment") == "" and sw.cli("   ") == ""
+
+
+@pytest.mark.parametrize("line,message", [
+    ("table_add nope fwd 1/8 => 1 2", "invalid table name 'nope'"),
+    ("table_add ipv4_lpm nope 1/8 => 1 2", "invalid action"),
+    ("table_add ipv4_lpm fwd 10.0.0.0/8 => 1", "expected 2 action parameter"),
+    ("table_add ipv4_lpm fwd 10.0.0.0/8 10.0.0.0/8 => 1 2", "needs 1 match field"),
+    ("table_add ipv4_lpm fwd 10.0.0.0/40 => 1 2", "prefix length"),
+    ("table_add ipv4_lpm fwd 10.0.0.0/8 => 512 2", "does not fit in 9 bits"),
+    ("table_add ipv4_lpm2 fwd 1&&&1 => 1 2", "priority"),
+    ("table_add", "usage"),
+    ("frobnicate 1 2", "unknown command 'frobnicate'"),
+    ("table_delete ipv4_lpm 42", "invalid entry handle 42"),
+    ("table_add ipv4_lpm fwd 'unterminated", "cannot parse"),
+    ("mc_node_associate 1 0", "does not exist"),
+    ("mirroring_delete 3", "SESSION_NOT_FOUND"),
+    ("register_read nope 1", "invalid register name"),
+    ("meter_set_rates nope 0 1:1", "invalid meter name"),
+    ("set_queue_rate fast", "invalid number"),
+    ("set_queue_depth -3", "non-negative"),
+    ("act_prof_create_group ipv4_lpm", "not indirect"),
+])  # fmt: skip
+def test_errors_are_clear_user_errors(sw, line, message):
+    with pytest.raises(CliError, match=message) as info:
+        sw.cli(line)
+    assert isinstance(info.value, UserError)
+
+
+def test_suffix_resolution():
+    from emulator.target.runtime_cli_state import resolve
+
+    names = {"A.t": 1, "B.t": 2, "B.u": 3}
+    assert resolve(names, "u", "table") == 3 and resolve(names, "A.t", "table") == 1
+    with pytest.raises(CliError, match="ambiguous table name 't'"):
+        resolve(names, "t", "table")
+    with pytest.raises(CliError, match="invalid table name"):
+        resolve(names, ".t", "table")
+
+
+def test_run_file_reports_line(sw, tmp_path):
+    f = tmp_path / "cmds.txt"
+    f.write_text("table_add ipv4_lpm fwd 10.0.0.0/8 => 1 2\n\ntable_add ipv4_lpm bad 1/8 =>\n")
+    from emulator.target.runtime_cli import RuntimeCli
+
+    with pytest.raises(CliError, match=r"cmds\.txt:3: invalid action"):
+        RuntimeCli(sw).run_file(f)
+    assert len(sw.tables["MyIngress.ipv4_lpm"].entries) == 1
+
+
+TOKENS = ["=>", "ipv4_lpm", "ipv4_lpm2", "fwd", "drop", "0", "1", "-1", "0x1ff", "10.0.0.1/8",
+          "1&&&0", "2->1", "aa:bb", "::1", "x", "", "65536", "reg", "1:2", "true", "|"]  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from([*sorted(n for n in dir(RuntimeCli) if n.startswith("cmd_")), "bogus"]),
+       st.lists(st.one_of(st.sampled_from(TOKENS), st.text(max_size=6)), max_size=6))  # fmt: skip
+def test_random_command_lines_only_raise_cli_errors(name, args):
+    line = " ".join([name.removeprefix("cmd_"), *args])
+    with contextlib.suppress(CliError):
+        assert isinstance(_SW.cli(line), str)
+
+
+def test_reset_default_mc_dump_mirroring_get_and_cli_file(sw, tmp_path):
+    sw.cli("table_set_default ipv4_lpm fwd 7 1")
+    sw.cli("table_reset_default ipv4_lpm")
+    assert sw.tables["MyIngress.ipv4_lpm"].default.action.name == "MyIngress.drop"
+    f = tmp_path / "c.txt"
+    f.write_text(
+        "mc_mgrp_create 3\nmc_node_create 9 2 1\nmc_node_associate 3 0\nmirroring_add 4 6\n"
+    )
+    assert sw.cli_file(str(f))[0] == "Creating multicast group 3"
+    assert "  -> (L1h=0, rid=9) -> (ports=[1, 2], lags=[])" in sw.cli("mc_dump")
+    assert sw.cli("mirroring_get 4") == "MirroringSessionConfig(mgid=None, port=6)"

@@ -1,0 +1,41 @@
+"""Shared builders for the traffic tests."""
+
+from __future__ import annotations
+
+from emulator.traffic import opcodes as op
+from emulator.traffic.connection import Connection, ConnSpec, connect_pair
+from emulator.traffic.rnic import Rnic, RnicConfig
+
+from .netsim import Sim, Wire
+
+DATA_OPS = frozenset(
+    {op.RC_RDMA_WRITE_FIRST, op.RC_RDMA_WRITE_MIDDLE, op.RC_RDMA_WRITE_LAST}
+    | {op.RC_RDMA_WRITE_LAST_IMM, op.RC_RDMA_WRITE_ONLY, op.RC_RDMA_WRITE_ONLY_IMM}
+)
+
+
+def opcode_of(frame: bytes) -> int | None:
+    """BTH opcode of a RoCEv2 frame (None for anything else)."""
+    if len(frame) > 42 and frame[12:14] == b"\x08\x00" and frame[36:38] == b"\x12\xb7":
+        return frame[42]
+    return None
+
+
+def payload_len(frame: bytes) -> int:
+    """RDMA payload bytes of a data frame (without pad bytes)."""
+    code = frame[42]
+    hdr = 12 + (16 if code in op.HAS_RETH else 0) + (4 if code in op.HAS_IMM else 0)
+    pad = (frame[43] >> 4) & 3
+    return len(frame) - 42 - hdr - 4 - pad
+
+
+def pair(
+    cfg: RnicConfig, num_qps: int = 1, delay_ns: int = 1000, drop=None, conn_id: int = 0
+) -> tuple[Sim, Wire, Rnic, Rnic, Connection, Connection]:
+    """Two RNICs on a wire with one connection between them."""
+    a = Rnic("02:00:00:00:00:01", "10.0.0.1", "02:00:00:00:00:02", config=cfg, name="a")
+    b = Rnic("02:00:00:00:00:02", "10.0.0.2", "02:00:00:00:00:01", config=cfg, name="b")
+    sim = Sim()
+    wire = Wire(sim, a, b, delay_ns=delay_ns, drop=drop)
+    ca, cb = connect_pair(a, b, ConnSpec(conn_id, a.ip, b.ip, num_qps=num_qps))
+    return sim, wire, a, b, ca, cb
