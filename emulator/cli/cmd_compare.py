@@ -77,6 +77,6 @@ def run(args: argparse.Namespace) -> int:
             title=f"{meta.scenario}: " + " vs ".join(label for label, _ in outcomes),
         )
         console.print(f"results: {outdir} (report: {report})")
-    except ImportError:
-        console.print(f"results: {outdir}")
+    except Exception as exc:  # the runs are saved; a broken report must not hide them
+        console.print(f"results: {outdir} (report failed: {type(exc).__name__}: {exc})")
     return 0 if all(o.passed for _, o in outcomes) else 1

@@ -23,6 +23,7 @@ COMMANDS: dict[str, str] = {
     "list": "emulator.cli.cmd_list",
     "topo": "emulator.topology.cli",
     "clean": "emulator.runtime.clean",
+    "control": "emulator.control.cli",
     "p4c": "emulator.p4c.cli",
     "stf": "emulator.target.stf_cli",
     "switch": "emulator.target.process",

@@ -115,7 +115,7 @@ class LinkSeries(_Model):
     src_port: int
     dst: str
     dst_port: int
-    kind: str  # "host" | "fabric"
+    kind: str  # "host" | "fabric" (leaf-spine) | "agg" (spine-ATSW)
     up: bool  # towards the higher tier (host->leaf, leaf->spine, spine->agg)
     rate_bps: float
     bytes: int = 0

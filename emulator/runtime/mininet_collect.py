@@ -1,12 +1,17 @@
 """Turn what a Mininet run produced into a :class:`RunResult`.
 
 Inputs: the RNIC process reports (per workload, per host), switch counter samples taken
-during the run, the final switch counters, and the run's start on CLOCK_MONOTONIC (every
-time in the result is ns since then: RNICs and switches stamp with CLOCK_MONOTONIC).
+during the run (``show_stats_json``, every >= 200 ms), the kernel's interface counters
+sampled every >= 10 ms (:mod:`mininet_sampler`), the final switch counters, runtime command
+changes, and the run's start on CLOCK_MONOTONIC (every time in the result is ns since then:
+RNICs and switches stamp with CLOCK_MONOTONIC).
 
     link a->b (b upper tier)  up:   a switch ? a's port tx : b's port rx  (hosts have no counters)
                               down: b's port tx
+    bytes/packets: the switch's port counters (BMv2: the kernel's, same interface)
     utilisation per sample = (bytes + 24 * packets) * 8 / (rate * interval)   (wire overhead)
+                             from the kernel samples (else the switch samples)
+    flows' uplinks: computed by the leaf program, checked on the ports' bytes (mininet_uplinks)
 """
 
 from __future__ import annotations
@@ -27,6 +32,8 @@ from emulator.measure.results import (
     RunResult,
     Totals,
 )
+from emulator.runtime.mininet_sampler import KernelSeries
+from emulator.runtime.mininet_uplinks import CliChange, UplinkPredictor, assign_uplinks
 from emulator.topology import ResolvedTopology
 
 WIRE_OVERHEAD_BYTES = 24
@@ -48,7 +55,10 @@ class RunRecord:
     reports: list[dict[str, dict[str, Any]]] = field(default_factory=list)  # per workload
     samples: list[Sample] = field(default_factory=list)
     final: dict[str, dict[str, Any]] = field(default_factory=dict)
+    program_counters: dict[str, dict[str, int]] = field(default_factory=dict)
     events: list[str] = field(default_factory=list)
+    changes: list[CliChange] = field(default_factory=list)  # switch_cli lines, for uplinks
+    kernel: KernelSeries | None = None  # interface counters sampled every few ms
     end_ns: int = 0
 
 
@@ -62,36 +72,69 @@ def _port_counter(stats: Mapping[str, Any], port: int, key: str) -> int:
     return int(stats.get("ports", {}).get(str(port), {}).get(key, 0))
 
 
-def _links(topo: ResolvedTopology, rec: RunRecord) -> list[LinkSeries]:
+def _counting_point(topo: ResolvedTopology, link: Any, up: bool) -> tuple[Any, ...]:
+    """(src, src_port, dst, dst_port, node, port, rx|tx) of a link direction's counters."""
+    src, sp, dst, dp = (
+        (link.a, link.a_port, link.b, link.b_port) if up else (link.b, link.b_port, link.a, link.a_port)
+    )  # fmt: skip
+    if topo.is_host(src):  # hosts have no counters in the root namespace: count at the switch
+        return src, sp, dst, dp, dst, dp, "rx"
+    return src, sp, dst, dp, src, sp, "tx"
+
+
+def kernel_counters(topo: ResolvedTopology) -> list[tuple[str, str]]:
+    """The (interface, statistic) pairs the kernel sampler reads: bytes, packets per direction."""
     out = []
     for link in topo.links:
         for up in (True, False):
-            src, sp, dst, dp = (
-                (link.a, link.a_port, link.b, link.b_port)
-                if up
-                else (link.b, link.b_port, link.a, link.a_port)
-            )
-            if topo.is_host(src):  # count at the receiving switch
-                node, port, kb, kp = dst, dp, "rx_bytes", "rx_pkts"
+            *_, node, port, d = _counting_point(topo, link, up)
+            intf = topo.switch(node).port(port).intf
+            out += [(intf, f"{d}_bytes"), (intf, f"{d}_packets")]
+    return out
+
+
+def _utilisation(
+    t_ns: Sequence[int], counts: Sequence[tuple[int, int]], rate_bps: float
+) -> tuple[list[int], list[float]]:
+    """Per interval between samples: (bytes + 24 x packets) x 8 / (rate x interval)."""
+    times: list[int] = []
+    util: list[float] = []
+    prev_t, prev = 0, (0, 0)
+    for t, cur in zip(t_ns, counts, strict=True):
+        dt = t - prev_t
+        if dt > 0:
+            bits = ((cur[0] - prev[0]) + WIRE_OVERHEAD_BYTES * (cur[1] - prev[1])) * 8
+            times.append(t)
+            util.append(max(0.0, bits * 1e9 / (rate_bps * dt)))
+        prev_t, prev = t, cur
+    return times, util
+
+
+def _links(topo: ResolvedTopology, rec: RunRecord) -> list[LinkSeries]:
+    kern = rec.kernel if rec.kernel is not None and rec.kernel.rows else None
+    out = []
+    for link in topo.links:
+        for up in (True, False):
+            src, sp, dst, dp, node, port, d = _counting_point(topo, link, up)
+            kb, kp = f"{d}_bytes", f"{d}_pkts"
+            intf = topo.switch(node).port(port).intf
+            kb_col = kern.column(intf, kb) if kern else None
+            kp_col = kern.column(intf, f"{d}_packets") if kern else None
+            if kern is not None and kb_col is not None and kp_col is not None:
+                counts = list(zip(kb_col, kp_col, strict=True))
+                t_ns, util = _utilisation(kern.t_ns, counts, link.rate_bps)
             else:
-                node, port, kb, kp = src, sp, "tx_bytes", "tx_pkts"
-
-            def at(stats: Mapping[str, Mapping[str, Any]], n=node, p=port, b=kb, k=kp):
-                s = stats.get(n, {})
-                return _port_counter(s, p, b), _port_counter(s, p, k)
-
-            total_b, total_p = at(rec.final)
-            t_ns: list[int] = []
-            util: list[float] = []
-            prev_t, prev = 0, (0, 0)
-            for smp in rec.samples:
-                cur = at(smp.stats)
-                dt = smp.t_ns - prev_t
-                if dt > 0:
-                    bits = ((cur[0] - prev[0]) + WIRE_OVERHEAD_BYTES * (cur[1] - prev[1])) * 8
-                    t_ns.append(smp.t_ns)
-                    util.append(max(0.0, bits * 1e9 / (link.rate_bps * dt)))
-                prev_t, prev = smp.t_ns, cur
+                counts = [
+                    (_port_counter(smp.stats.get(node, {}), port, kb),
+                     _port_counter(smp.stats.get(node, {}), port, kp))
+                    for smp in rec.samples
+                ]  # fmt: skip
+                t_ns, util = _utilisation([smp.t_ns for smp in rec.samples], counts, link.rate_bps)
+            if rec.final.get(node):  # the switch's own port counters are the totals
+                total_b = _port_counter(rec.final[node], port, kb)
+                total_p = _port_counter(rec.final[node], port, kp)
+            else:  # BMv2: no process counters, the kernel's (or nothing)
+                total_b, total_p = counts[-1] if counts else (0, 0)
             out.append(
                 LinkSeries(
                     src=src,
@@ -177,17 +220,51 @@ def _switch_counters(stats: Mapping[str, Any]) -> dict[str, float]:
     return c
 
 
+def _data_drops(
+    topo: ResolvedTopology,
+    final: Mapping[str, Mapping[str, Any]],
+    switches: dict[str, dict[str, float]],
+) -> None:
+    """Set ``pfc_rx`` and ``data_drops`` (P4 drops less the PFC frames the program consumed).
+
+    A switch receives the PFC frames its switch neighbours sent on the facing port (hosts
+    send none); a program that drops received PFC frames without counting them in its drop
+    counter (roce_fabric.p4) consumed at most ``dropped - p4_drops`` of them.
+    """
+    pfc_rx = dict.fromkeys(switches, 0.0)
+    for link in topo.links:
+        for src, sp, dst in ((link.a, link.a_port, link.b), (link.b, link.b_port, link.a)):
+            if dst in pfc_rx and not topo.is_host(src):
+                pfc_rx[dst] += _port_counter(final.get(src, {}), sp, "pfc_tx")
+    for sw, c in switches.items():
+        dropped = c.get("dropped", 0.0)
+        uncounted = dropped - c["p4_drops"] if "p4_drops" in c else dropped
+        c["pfc_rx"] = pfc_rx[sw]
+        c["data_drops"] = dropped - max(0.0, min(pfc_rx[sw], uncounted))
+
+
 def build_result(
-    topo: ResolvedTopology, rec: RunRecord, meta: RunMeta, incomplete: Sequence[str] = ()
+    topo: ResolvedTopology,
+    rec: RunRecord,
+    meta: RunMeta,
+    incomplete: Sequence[str] = (),
+    uplinks: UplinkPredictor | None = None,
 ) -> RunResult:
-    """Assemble the RunResult of a Mininet run."""
+    """Assemble the RunResult of a Mininet run (``uplinks`` computes FlowResult.uplinks)."""
     hosts = {h: rep.get("counters", {}) for reports in rec.reports for h, rep in reports.items()}
     switches = {sw: _switch_counters(st) for sw, st in rec.final.items()}
+    for sw, pc in rec.program_counters.items():
+        c = switches.setdefault(sw, _switch_counters({}))
+        c.update({k: float(v) for k, v in pc.items()})
+        if not rec.final.get(sw):  # BMv2: no process counters, use what P4 counted
+            c["dropped"] = float(pc.get("p4_drops", 0))
+            c["pfc_tx"] = float(pc.get("p4_pfc_tx", 0))
+    _data_drops(topo, rec.final, switches)
     sent = sum(int(c.get("tx_pkts", 0)) for c in hosts.values())
     received = sum(int(c.get("rx_pkts", 0)) for c in hosts.values())
     pfc_in = sum(int(c.get("pause_frames", 0)) for c in hosts.values())
     drops = int(
-        sum(c.get("dropped", 0) + c.get("tail_dropped", 0) + c.get("unknown_port", 0)
+        sum(c["data_drops"] + c.get("tail_dropped", 0) + c.get("unknown_port", 0)
             + c.get("errors", 0) + c["tx_errors"] for c in switches.values())
     )  # fmt: skip
     in_flight = sum(
@@ -202,6 +279,7 @@ def build_result(
         pause_frames_hosts=sum(int(c.get("pauses_honoured", 0)) for c in hosts.values()),
         retransmissions=sum(int(c.get("retransmitted_pkts", 0)) for c in hosts.values()),
         naks=sum(int(c.get("naks_sent", 0)) for c in hosts.values()),
+        ecn_marks=int(sum(c.get("p4_ecn_marks", 0) for c in switches.values())),
     )
     pauses = [
         PauseEvent(
@@ -210,12 +288,13 @@ def build_result(
         for sw, st in sorted(rec.final.items())
         for t, p, c, q in st.get("pfc_events", [])
     ]
+    flows, notes = assign_uplinks(uplinks, _flows(rec), rec.final, rec.changes)
     update: dict[str, Any] = {"end_ns": rec.end_ns}
     if incomplete:
         update.update(complete=False, incomplete_reason="; ".join(incomplete))
     return RunResult(
         meta=meta.model_copy(update=update),
-        flows=_flows(rec),
+        flows=flows,
         collectives=_collectives(rec),
         links=_links(topo, rec),
         queues=_queues(rec),
@@ -225,5 +304,5 @@ def build_result(
         switches=switches,
         totals=totals,
         conservation=ConservationResult.from_record(cons),
-        events=list(rec.events),
+        events=[*rec.events, *notes],
     )

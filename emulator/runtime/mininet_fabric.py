@@ -25,6 +25,7 @@ import contextlib
 import hashlib
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -45,6 +46,7 @@ _TARGETS: dict[str, type[P4ProcessSwitch]] = {
     "builtin": FabemuSwitch,  # the name RuntimeConfig uses for the built-in target
     "bmv2": Bmv2Switch,
 }
+_PACKETS = re.compile(r"packets=(\d+)")
 Program = str | Path | Mapping[str, Any]  # a BMv2 JSON file, or the JSON document itself
 
 
@@ -154,7 +156,12 @@ class MininetFabric:
         self.net = net
         cls = _TARGETS[self.target]
         for h in self.topo.hosts:
-            net.addHost(h.name, ip=None)
+            node = net.addHost(h.name, ip=None)
+            # before its interface exists: no IPv6 link-local, so no MLD/RS/DAD frames that
+            # the fabric program would drop (they showed as drops in the conservation)
+            node.cmd(
+                "sysctl -qw net.ipv6.conf.default.disable_ipv6=1 net.ipv6.conf.all.disable_ipv6=1"
+            )
         for s in self.topo.switches:
             params: dict[str, Any] = dict(
                 json_path=self.program_files[s.name], device_id=s.device_id, pcap_dir=self.pcap_dir,
@@ -310,6 +317,20 @@ class MininetFabric:
             return sw.cli_commands([line])[0]
         with ControlConnection(sw.thrift_port) as conn:
             return conn.cli(line)
+
+    def counter_packets(self, switch: str, name: str, indices: Iterable[int]) -> list[int]:
+        """Packet counts of indirect counter ``name`` at ``indices`` (``counter_read``)."""
+        lines = [f"counter_read {name} {int(i)}" for i in indices]
+        sw = self._need_net().get(switch)
+        if isinstance(sw, Bmv2Switch):
+            outs = sw.cli_commands(lines)
+        else:
+            from emulator.target.control_client import ControlConnection
+
+            with ControlConnection(sw.thrift_port) as conn:
+                outs = [conn.cli(line) for line in lines]
+        found = [_PACKETS.search(o) for o in outs]
+        return [int(m.group(1)) if m else 0 for m in found]
 
     def _set_link(self, a: str, b: str, state: str) -> int:
         net = self._need_net()

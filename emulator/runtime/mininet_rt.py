@@ -9,9 +9,10 @@
         rt.run(until_ns2)                  # the same processes keep running
         result = rt.result(meta)           # stops the RNICs (they report), builds RunResult
 
-Run time is wall-clock time (CLOCK_MONOTONIC) since ``start()`` returned. While ``run``
-waits it samples every switch's counters each ``max(sample_interval_ns, 200 ms)`` for the
-link-utilisation and queue-depth series (:mod:`mininet_collect`).
+Run time is wall-clock time (CLOCK_MONOTONIC) since ``start()`` returned. From ``start()``
+a thread samples the switch interfaces' kernel counters each ``max(sample_interval_ns,
+10 ms)`` (link utilisation, :mod:`mininet_sampler`); while ``run`` waits it also samples
+every switch's counters each ``max(sample_interval_ns, 200 ms)`` (queue depths).
 """
 
 from __future__ import annotations
@@ -24,13 +25,23 @@ from typing import Any
 from emulator.errors import UserError
 from emulator.measure.results import RunMeta, RunResult
 from emulator.runtime.base import RuntimeConfig
-from emulator.runtime.mininet_collect import RunRecord, Sample, build_result
+from emulator.runtime.mininet_collect import RunRecord, Sample, build_result, kernel_counters
 from emulator.runtime.mininet_fabric import MininetFabric, workload_hosts
+from emulator.runtime.mininet_sampler import KernelSampler
+from emulator.runtime.mininet_uplinks import CliChange, UplinkPredictor
+from emulator.traffic.qos import DSCP_BULK
 
 MIN_SAMPLE_NS = 200_000_000  # counter polling costs the switches CPU: at most 5 per second
 START_DELAY_NS = 1_000_000_000  # RNIC processes start their ranks together after this
 PROCESS_MARGIN_S = 600.0  # bound on an RNIC process beyond the first run() horizon
 CONN_IDS_PER_WORKLOAD = 4096
+#: program counters read at the end when the program has them (index port * 8 + priority,
+#: the p4/roce_fabric.p4 layout): result key -> counter name
+P4_COUNTERS = {
+    "p4_ecn_marks": "RoceEgress.ecn_mark_counter",
+    "p4_drops": "RoceIngress.drop_counter",
+    "p4_pfc_tx": "RoceEgress.pfc_tx_counter",
+}
 
 
 class MininetRuntime:
@@ -54,6 +65,7 @@ class MininetRuntime:
         self._procs: list[dict[str, subprocess.Popen[bytes]]] = []
         self._rec: RunRecord | None = None
         self._collected = False
+        self._sampler: KernelSampler | None = None
 
     # -- lifecycle -----------------------------------------------------------------------
 
@@ -67,6 +79,12 @@ class MininetRuntime:
         """Build the network, start the switches, apply the commands."""
         self.fabric.start()
         self._rec = RunRecord(t0_mono_ns=time.monotonic_ns())
+        self._sampler = KernelSampler(
+            kernel_counters(self.config.topo),
+            self.config.sample_interval_ns,
+            self._rec.t0_mono_ns,
+        )
+        self._sampler.start()
 
     def stop(self) -> None:
         """Stop RNIC processes and tear the network down (idempotent)."""
@@ -75,6 +93,8 @@ class MininetRuntime:
                 if p.poll() is None:
                     p.kill()
                     p.wait(timeout=10)
+        if self._sampler is not None:
+            self._sampler.stop()  # before its interfaces go
         self.fabric.stop()
 
     def _now(self) -> int:
@@ -157,6 +177,22 @@ class MininetRuntime:
             return  # a switch busy or gone: skip this sample
         self._rec.samples.append(Sample(self._now(), stats))
 
+    def _program_counters(self) -> dict[str, dict[str, int]]:
+        """Sum of each known program counter over a switch's ports and 8 priorities."""
+        out: dict[str, dict[str, int]] = {}
+        for s in self.config.topo.switches:
+            prog = self.config.programs.get(s.name, {})
+            have = {c.get("name") for c in prog.get("counter_arrays", [])}
+            idx = [p.number * 8 + q for p in s.ports for q in range(8)]
+            out[s.name] = {}
+            for key, name in P4_COUNTERS.items():
+                if name in have:
+                    try:
+                        out[s.name][key] = sum(self.fabric.counter_packets(s.name, name, idx))
+                    except (UserError, OSError):
+                        continue
+        return out
+
     # -- operations ------------------------------------------------------------------------
 
     def fail_link(self, a: str, b: str) -> None:
@@ -173,7 +209,24 @@ class MininetRuntime:
 
     def switch_cli(self, switch: str, line: str) -> str:
         """One runtime command on a running switch; its output (UserError if rejected)."""
-        return self.fabric.switch_cli(switch, line)
+        out = self.fabric.switch_cli(switch, line)
+        if self._rec is not None:  # replayed by the uplink predictor at result()
+            self._rec.changes.append(CliChange(self._now(), switch, line))
+        return out
+
+    def _predictor(self) -> UplinkPredictor | None:
+        """The leaves' programs in-process, to compute each flow's uplink (None: no programs)."""
+        if not all(s.name in self.config.programs for s in self.config.topo.switches):
+            return None
+        qos = self.config.rnic.get("qos")
+        dscp = qos.get("dscp_bulk") if isinstance(qos, Mapping) else getattr(qos, "dscp_bulk", None)
+        return UplinkPredictor(
+            self.config.topo,
+            self.config.programs,
+            self.config.commands,
+            priority_queues=self.config.priority_queues,
+            dscp=DSCP_BULK if dscp is None else int(dscp),
+        )
 
     def result(self, meta: RunMeta) -> RunResult:
         """Stop the RNIC processes (they write their reports) and build the RunResult."""
@@ -188,6 +241,10 @@ class MininetRuntime:
             except (UserError, OSError, ValueError):
                 rec.final = rec.samples[-1].stats if rec.samples else {}
             rec.end_ns = self._now()
+            if self._sampler is not None:
+                self._sampler.stop()
+                rec.kernel = self._sampler.series()
+            rec.program_counters = self._program_counters()
         incomplete = [
             f"{host}: workload not done" + (f" ({rep['error'][:200]})" if "error" in rep else "")
             for reports in rec.reports
@@ -196,4 +253,4 @@ class MininetRuntime:
         ]
         if not self.workloads:
             incomplete.append("no workload was added")
-        return build_result(self.config.topo, rec, meta, incomplete)
+        return build_result(self.config.topo, rec, meta, incomplete, self._predictor())

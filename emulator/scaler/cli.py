@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import argparse
 import re
-from dataclasses import asdict, replace
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 from emulator.errors import UserError
 from emulator.scaler import report, sweep
-from emulator.scaler.calibrate import fit, load_points
+from emulator.scaler.calibcli import calibrate
 from emulator.scaler.collectives import COLLECTIVES, PLACEMENTS
 from emulator.scaler.fabric import FABRIC_KINDS, meta_fabric
 from emulator.scaler.layout import StepLayout, step_comm_time
@@ -87,7 +87,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--sweep", type=int, default=6, help="GPU counts in the vs-size plots (1 = none)"
     )
     parser.add_argument(
-        "--calibrate", type=Path, nargs="*", default=[], metavar="JSON", help="fit on measured runs"
+        "--calibrate",
+        type=Path,
+        nargs="*",
+        default=[],
+        metavar="JSON",
+        help="fit on emulator RunResult files/dirs (or calibration-point JSON)",
+    )
+    parser.add_argument(
+        "--holdout",
+        type=int,
+        nargs="?",
+        const=0,
+        default=None,
+        metavar="RANKS",
+        help="with --calibrate: fit on jobs of <= RANKS ranks (default: all but the largest), "
+        "predict the rest",
     )
     parser.add_argument("--validate", action="store_true", help="reproduce published figures")
     parser.add_argument(
@@ -124,11 +139,9 @@ def run(args: argparse.Namespace) -> int:
     params = ModelParams()
     doc: dict[str, object] = {"scenario": asdict(sc)}
     if args.calibrate:
-        fitted = fit(load_points(args.calibrate))
-        # alpha is the emulator's latency, not production's: transfer only the dimensionless terms
-        params = replace(params, efficiency=fitted.params.efficiency, penalty=fitted.params.penalty)
-        doc["calibration"] = fitted.as_dict()
-        con.print(report.dict_table("Calibration fit", fitted.as_dict()))
+        params, doc["calibration"] = calibrate(args.calibrate, args.holdout, con)
+    elif args.holdout is not None:
+        raise UserError("--holdout needs --calibrate RESULT.json ...")
     doc["params"] = asdict(params)
     for kind in fabrics:
         con.print(meta_fabric(gpus, kind).describe())

@@ -32,7 +32,7 @@ def _describe(err: Mapping[str, Any]) -> str:
     if kind == "extra_forbidden":
         return "unknown key"
     if kind == "missing":
-        return "required key is missing"
+        return "missing item" if isinstance(err["loc"][-1], int) else "required key is missing"
     got = err.get("input")
     shown = repr(got) if not isinstance(got, dict | list) else type(got).__name__
     msg = msg.removeprefix("Value error, ")

@@ -31,6 +31,7 @@ from emulator.measure.results import RunMeta, RunResult
 from emulator.scenario.expect import Verdict, evaluate
 from emulator.scenario.load import load_scenario, resolve_path
 from emulator.scenario.schema import Scenario
+from emulator.topology import spec_to_dict
 
 log = logging.getLogger("fabemu.run")
 
@@ -142,11 +143,11 @@ def prepare(sc: Scenario, path: Path, choice: Choice) -> tuple[Any, Any]:
     from emulator.control import FabricController
     from emulator.p4c import compile_file
     from emulator.runtime.base import RuntimeConfig
-    from emulator.topology import load_spec, resolve
+    from emulator.topology import load_clos, resolve
 
     if sc.fabric != "roce":
         raise UserError(f"{path}: fabric: {sc.fabric!r} is not available yet (only 'roce')")
-    topo = resolve(load_spec(resolve_path(path, sc.topology)))
+    topo = resolve(load_clos(resolve_path(path, sc.topology)))
     program = compile_file(resolve_path(path, sc.switch.program))
     ctl = FabricController(topo, _fabric_config(sc))
     commands = {}
@@ -262,13 +263,14 @@ def run_scenario(
     try:
         say("compiling P4 and computing routes")
         cfg, _ctl = prepare(sc, path, choice)
-        meta.topology = {"name": cfg.topo.name, "hosts": len(cfg.topo.hosts)}
+        workload = workload_mapping(sc, cfg.topo)
+        meta.topology = spec_to_dict(cfg.topo.spec)
         from emulator.runtime.base import make_runtime
 
         rt = make_runtime(choice.runtime, cfg)
         say(f"starting the {choice.runtime} network")
         rt.start()
-        rt.add_workload(workload_mapping(sc, cfg.topo))
+        rt.add_workload(workload)
         say("running the workload")
         done = rt.run(until_ns=int(sc.duration_ms * 1e6))
         meta.complete = done
@@ -295,9 +297,15 @@ def run_scenario(
                 rt.stop()
     if result is None:
         result = RunResult(meta=meta)
-    from emulator.scenario.metrics import summary_metrics
+    result.save(outdir / "result.json")  # first, so nothing below can lose it
+    try:
+        from emulator.scenario.metrics import summary_metrics
 
-    metrics = summary_metrics(result)
+        metrics = summary_metrics(result)
+    except Exception as exc:
+        log.exception("computing summary metrics failed")
+        error = error or f"computing summary metrics failed: {exc}"
+        metrics = {}
     verdicts = evaluate(sc.expect, metrics)
     outcome = RunOutcome(sc, result, metrics, verdicts, outdir, error)
     save_outcome(outcome, report=report)

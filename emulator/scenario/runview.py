@@ -15,6 +15,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from emulator.measure.results import (
+    CollectiveResult,
+    FlowResult,
+    PauseEvent,
+    RunResult,
+)
+from emulator.measure.results import LinkSeries as ResultLink
+
 LinkKind = Literal["host", "up", "down"]
 
 
@@ -67,6 +75,7 @@ class LinkSeries:
     kind: LinkKind  # "up": towards the next tier; "down": towards a lower tier; "host"
     rate_bps: float
     tx_bytes: tuple[int, ...]
+    total: int | None = None  # the link's byte counter, when known (else the bins' sum)
 
     @property
     def label(self) -> str:
@@ -76,7 +85,7 @@ class LinkSeries:
     @property
     def total_bytes(self) -> int:
         """Bytes over the whole run."""
-        return sum(self.tx_bytes)
+        return self.total if self.total is not None else sum(self.tx_bytes)
 
 
 @dataclass(frozen=True)
@@ -147,125 +156,123 @@ class RunView:
         return tuple(s for s in self.links if s.kind == "up" and s.node in leaves)
 
 
-def _get(obj: Any, *names: str, default: Any = None) -> Any:
-    """First present attribute or mapping key among ``names``."""
-    for name in names:
-        if isinstance(obj, Mapping):
-            if name in obj:
-                return obj[name]
-        elif hasattr(obj, name):
-            return getattr(obj, name)
-    return default
-
-
-def _seq(obj: Any, *names: str) -> Sequence[Any]:
-    value = _get(obj, *names, default=None)
-    if value is None:
-        return ()
-    if isinstance(value, Mapping):
-        return list(value.values())
-    return list(value)
-
-
-def as_view(result: Any) -> RunView:
+def as_view(result: RunResult | Mapping[str, Any] | RunView) -> RunView:
     """Build a :class:`RunView` from a RunResult (model or its JSON dict); a view passes through."""
     if isinstance(result, RunView):
         return result
-    meta = _get(result, "meta", "metadata", default=result)
-    flows = tuple(_flow(f) for f in _seq(result, "flows"))
-    colls = tuple(_collective(c) for c in _seq(result, "collectives"))
-    links = tuple(_link(s) for s in _seq(result, "links", "link_series", "utilisation"))
-    switches = {s.node for s in links if s.kind in ("up", "down")}
-    host_leaf = {s.peer: s.node for s in links if s.kind == "host" and s.node in switches}
-    counters = _get(result, "counters", default={}) or {}
-    cons = _get(result, "conservation", default=None)
+    r = result if isinstance(result, RunResult) else RunResult.model_validate(result)
+    links = tuple(_link(s) for s in r.links)
+    host_leaf = {s.dst: s.src for s in r.links if s.kind == "host" and not s.up}
+    rates = {(s.src, s.src_port): s.rate_bps for s in r.links}
+    interval = next(
+        (s.t_ns[1] - s.t_ns[0] for s in r.links if len(s.t_ns) > 1),
+        int(r.meta.settings.get("sample_interval_ns", 0) or 0),
+    )
+    names = _host_names(r)
+    t = r.totals
     return RunView(
-        scenario=str(_get(meta, "scenario", "name", default="") or ""),
-        runtime=str(_get(meta, "runtime", default="") or ""),
-        target=str(_get(meta, "target", default="") or ""),
-        why=str(_get(meta, "why", "reason", "runtime_reason", default="") or ""),
-        seed=_get(meta, "seed", default=None),
-        complete=bool(_get(meta, "complete", default=True)),
-        incomplete_reason=str(_get(meta, "incomplete_reason", default="") or ""),
-        duration_ns=int(_get(meta, "duration_ns", "end_ns", default=0) or 0),
-        interval_ns=int(_get(result, "interval_ns", "bin_ns", default=0) or 0),
-        flows=flows,
-        collectives=colls,
+        scenario=r.meta.scenario,
+        runtime=r.meta.runtime,
+        target=r.meta.target,
+        why=r.meta.why,
+        seed=r.meta.seed,
+        complete=r.meta.complete,
+        incomplete_reason=r.meta.incomplete_reason or "",
+        duration_ns=r.meta.end_ns,
+        interval_ns=interval,
+        flows=tuple(_flow(f, names) for f in r.flows),
+        collectives=tuple(_collective(c) for c in r.collectives),
         links=links,
-        queues=tuple(_queue(q) for q in _seq(result, "queues", "queue_series")),
-        pauses=tuple(_pause(p) for p in _seq(result, "pauses", "pause_series")),
-        counters=_counter_dict(counters),
-        cts_latency_ns=tuple(int(x) for x in _seq(result, "cts_latency_ns")),
-        conservation_ok=None if cons is None else bool(_get(cons, "ok", default=False)),
+        queues=tuple(
+            QueueSeries(q.switch, q.port, q.priority, tuple(q.t_ns), tuple(q.depth))
+            for q in r.queues
+        ),
+        pauses=_pauses(r.pauses, rates, r.meta.end_ns),
+        counters={
+            "drops": t.drops,
+            "pause_frames": t.pause_frames,
+            "ecn_marks": t.ecn_marks,
+            "retransmissions": t.retransmissions,
+        },
+        cts_latency_ns=tuple(r.cts_latency_ns),
+        conservation_ok=None if r.conservation is None else r.conservation.ok,
         host_leaf=host_leaf,
     )
 
 
-def _counter_dict(counters: Any) -> dict[str, int]:
-    if hasattr(counters, "model_dump"):
-        counters = counters.model_dump()
-    elif not isinstance(counters, Mapping):
-        counters = vars(counters)
-    return {k: int(v) for k, v in counters.items() if isinstance(v, int | float)}
+def _host_names(r: RunResult) -> dict[str, str]:
+    """IPv4 -> host name, from the topology spec stored in the run (flows name hosts by IP)."""
+    if not r.meta.topology:
+        return {}
+    from emulator.topology import TopologyError, resolve, spec_from_dict
+
+    try:
+        topo = resolve(spec_from_dict(r.meta.topology))
+    except (TopologyError, TypeError, ValueError):
+        return {}
+    return {h.ip: h.name for h in topo.hosts}
 
 
-def _flow(f: Any) -> FlowView:
+def _flow(f: FlowResult, names: Mapping[str, str]) -> FlowView:
     return FlowView(
-        src=str(_get(f, "src")),
-        dst=str(_get(f, "dst")),
-        flow_id=str(_get(f, "flow_id", default="")),
-        bytes=int(_get(f, "bytes", default=0)),
-        start_ns=int(_get(f, "start_ns", default=0)),
-        end_ns=int(_get(f, "end_ns", default=0)),
-        finished=bool(_get(f, "finished", "done", default=True)),
+        src=names.get(f.src, f.src),
+        dst=names.get(f.dst, f.dst),
+        flow_id=f.flow_id,
+        bytes=f.bytes,
+        start_ns=f.start_ns,
+        end_ns=f.end_ns,
+        finished=f.end_ns >= f.start_ns and f.bytes > 0,
     )
 
 
-def _collective(c: Any) -> CollectiveView:
-    iters = max(1, int(_get(c, "iterations", default=1)))
-    start, end = int(_get(c, "start_ns", default=0)), int(_get(c, "end_ns", default=0))
-    time_ns = float(_get(c, "time_ns", default=max(0, end - start) / iters))
-    size = int(_get(c, "size_bytes", default=0))
-    alg = float(_get(c, "algbw_Bps", default=size * 1e9 / time_ns if time_ns else 0.0))
-    factor = float(_get(c, "busbw_factor", default=1.0))
+def _collective(c: CollectiveResult) -> CollectiveView:
     return CollectiveView(
-        name=str(_get(c, "name", default="")),
-        collective=str(_get(c, "collective", default="")),
-        algorithm=str(_get(c, "algorithm", default="")),
-        ranks=int(_get(c, "ranks", default=0)),
-        size_bytes=size,
-        time_ns=time_ns,
-        algbw_Bps=alg,
-        busbw_Bps=float(_get(c, "busbw_Bps", default=alg * factor)),
-        finished=bool(_get(c, "finished", "done", default=True)),
+        name=c.name,
+        collective=c.collective,
+        algorithm=c.algorithm,
+        ranks=c.ranks,
+        size_bytes=c.size_bytes,
+        time_ns=c.time_ns,
+        algbw_Bps=c.algbw_Bps,
+        busbw_Bps=c.busbw_Bps,
+        finished=c.end_ns >= c.start_ns and c.time_ns > 0,
     )
 
 
-def _link(s: Any) -> LinkSeries:
-    return LinkSeries(
-        node=str(_get(s, "node", "src", "switch", default="")),
-        port=int(_get(s, "port", default=0)),
-        peer=str(_get(s, "peer", "dst", default="")),
-        kind=_get(s, "kind", default="up"),
-        rate_bps=float(_get(s, "rate_bps", default=0.0)),
-        tx_bytes=tuple(int(x) for x in _seq(s, "tx_bytes", "bytes")),
-    )
+def _link(s: ResultLink) -> LinkSeries:
+    """One link direction; per-bin bytes from the utilisation samples, total from the counter."""
+    kind: LinkKind = "host" if s.kind == "host" else ("up" if s.up else "down")
+    bins: list[int] = []
+    for i, util in enumerate(s.utilisation):
+        dt = s.t_ns[i] - s.t_ns[i - 1] if i and i < len(s.t_ns) else 0
+        bins.append(int(util * s.rate_bps * dt / 8e9))
+    return LinkSeries(s.src, s.src_port, s.dst, kind, s.rate_bps, tuple(bins), total=s.bytes)
 
 
-def _queue(q: Any) -> QueueSeries:
-    return QueueSeries(
-        switch=str(_get(q, "switch", "node", default="")),
-        port=int(_get(q, "port", default=0)),
-        priority=int(_get(q, "priority", default=0)),
-        t_ns=tuple(int(x) for x in _seq(q, "t_ns")),
-        depth=tuple(int(x) for x in _seq(q, "depth", "depth_pkts")),
-    )
+def _pauses(
+    events: Sequence[PauseEvent], rates: Mapping[tuple[str, int], float], end_ns: int
+) -> tuple[PauseSeries, ...]:
+    """PFC frames -> paused intervals per (node, port, priority): XOFF opens/extends, XON ends.
 
-
-def _pause(p: Any) -> PauseSeries:
-    return PauseSeries(
-        node=str(_get(p, "node", "switch", default="")),
-        port=int(_get(p, "port", default=0)),
-        priority=int(_get(p, "priority", default=0)),
-        intervals=tuple((int(a), int(b)) for a, b in _seq(p, "intervals")),
+    A pause lasts quanta x 512 bit times at the sending port's rate (IEEE 802.1Qbb).
+    """
+    by_key: dict[tuple[str, int, int], list[list[int]]] = {}
+    for ev in sorted(events, key=lambda e: e.t_ns):
+        spans = by_key.setdefault((ev.node, ev.port, ev.priority), [])
+        open_span = spans[-1] if spans and spans[-1][1] > ev.t_ns else None
+        if ev.quanta == 0:
+            if open_span:
+                open_span[1] = ev.t_ns
+            continue
+        rate = rates.get((ev.node, ev.port)) or 10e9
+        until = ev.t_ns + int(ev.quanta * 512 * 1e9 / rate)
+        if end_ns:
+            until = min(until, max(end_ns, ev.t_ns))
+        if open_span:
+            open_span[1] = max(open_span[1], until)
+        else:
+            spans.append([ev.t_ns, until])
+    return tuple(
+        PauseSeries(node, port, prio, tuple((a, b) for a, b in spans))
+        for (node, port, prio), spans in sorted(by_key.items())
     )

@@ -19,11 +19,16 @@ def positions(topo: ResolvedTopology) -> dict[str, tuple[float, float]]:
         rows[s.role].append(s.name)
     rows["host"] = [h.name for h in topo.hosts]
     pos: dict[str, tuple[float, float]] = {}
-    for y, layer in enumerate(reversed(_LAYERS)):
+    for y, layer in enumerate(_present(rows)):
         names = rows[layer]
         for i, name in enumerate(names):
             pos[name] = ((i + 0.5) / len(names), float(y))
     return pos
+
+
+def _present(rows: dict[str, list[str]]) -> list[str]:
+    """Layers that have nodes, bottom (hosts) first."""
+    return [layer for layer in reversed(_LAYERS) if rows[layer]]
 
 
 def draw(topo: ResolvedTopology, out: str | Path, fmt: str | None = None) -> Path:
@@ -60,9 +65,10 @@ def draw(topo: ResolvedTopology, out: str | Path, fmt: str | None = None) -> Pat
         ax.set_title(
             f"{topo.name}: {len(topo.hosts)} hosts, {len(topo.switches)} switches, {len(topo.links)} links"
         )
-        ax.set_yticks(range(len(_LAYERS)), ["hosts", "RTSW", "CTSW", "ATSW"])
+        labels = ["hosts", "RTSW", "CTSW", "ATSW"][: len({y for _, y in pos.values()})]
+        ax.set_yticks(range(len(labels)), labels)
         ax.set_xticks([])
-        ax.set_ylim(-0.5, len(_LAYERS) - 0.5)
+        ax.set_ylim(-0.5, len(labels) - 0.5)
         fig.tight_layout()
         fig.savefig(out, format=fmt)
     finally:

@@ -218,6 +218,10 @@ class ResolvedTopology:
 
 def resolve(spec: TopologySpec, where: str = "topology") -> ResolvedTopology:
     """Validate ``spec`` and derive the full topology (raises TopologyError when invalid)."""
+    if not isinstance(spec, TopologySpec):
+        raise TopologyError(
+            f"{where}: only an emulated Clos (kind: clos) can be resolved, not {type(spec).__name__}"
+        )
     validate(spec, where)
     builder = _Builder(spec)
     return builder.build()

@@ -31,6 +31,7 @@ def validate(spec: TopologySpec, where: str = "topology") -> None:
         )
     for key in ("zones", "racks", "gpus_per_rack", "spines", "uplinks_per_leaf", "radix"):
         _positive(where, key, getattr(spec, key))
+    check_plan(spec, where)
     if not isinstance(spec.aggs, int) or spec.aggs < 0:
         raise TopologyError(f"{where}: aggs must be a whole number >= 0, got {spec.aggs!r}")
     _link(where, "links.host", spec.host_link)
@@ -69,7 +70,6 @@ def validate(spec: TopologySpec, where: str = "topology") -> None:
             )
     if spec.reference_rate_bps <= 0:
         raise TopologyError(f"{where}: reference_rate must be > 0")
-    check_plan(spec, where)
 
 
 def _check_aggs(spec: TopologySpec, where: str) -> None:

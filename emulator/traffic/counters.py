@@ -39,5 +39,18 @@ class RnicCounters:
     cts_latency_ns: list[int] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, object]:
-        """Plain dict (JSON-ready)."""
+        """Plain dict (JSON-ready), including the ``cts_latency_ns`` sample list."""
         return asdict(self)
+
+    def scalars(self) -> dict[str, float]:
+        """The numeric counters only (RunResult.hosts form: no sample lists)."""
+        return scalar_counters(self.as_dict())
+
+
+def scalar_counters(counters: dict[str, object]) -> dict[str, float]:
+    """Numeric entries of a counters dict (e.g. an rnic_process report's ``counters``)."""
+    return {
+        k: float(v)
+        for k, v in counters.items()
+        if isinstance(v, int | float) and not isinstance(v, bool)
+    }

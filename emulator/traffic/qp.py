@@ -29,6 +29,8 @@ if TYPE_CHECKING:
 
 #: preamble + start delimiter (8) + FCS (4) + inter-frame gap (12): wire bytes not in a frame
 WIRE_OVERHEAD_BYTES = 24
+#: consecutive timeouts double the RTO up to 2**MAX_RTO_BACKOFF times
+MAX_RTO_BACKOFF = 6
 _HALF = 1 << 23
 _ZEROS = bytes(16384)
 
@@ -112,6 +114,7 @@ class QueuePair:
         self.next_psn = ipsn & PSN_MASK
         self.next_tx_ns = 0
         self.rto_deadline: int | None = None
+        self.rto_backoff = 0  # consecutive timeouts without progress (doubles the RTO)
         # responder
         self.epsn = remote_ipsn & PSN_MASK
         self.msn = 0
@@ -285,6 +288,8 @@ class QueuePair:
             self.resend = 0
         else:
             self.resend = max(0, self.resend - popped)
+        if popped:
+            self.rto_backoff = 0
         if popped or nak:
             self.rto_deadline = now_ns + self.p.rto_ns if infl else None
 
@@ -292,7 +297,9 @@ class QueuePair:
         """Retransmission timeout: go back to the oldest unacknowledged packet."""
         self.c.timeouts += 1
         self.resend = 0
-        self.rto_deadline = now_ns + self.p.rto_ns if self.inflight else None
+        self.rto_backoff = min(MAX_RTO_BACKOFF, self.rto_backoff + 1)
+        rto = self.p.rto_ns << self.rto_backoff
+        self.rto_deadline = now_ns + rto if self.inflight else None
 
     # ---------------------------------------------------------------- responder side
     def on_request(self, t: Transport, ecn_ce: bool, now_ns: int) -> None:

@@ -32,6 +32,8 @@ from emulator.traffic.qp import QpOwner, QpParams, QueuePair, wire_ns
 from emulator.traffic.roce import decode_transport, udp_sport
 
 _MAC_CONTROL = b"\x88\x08"
+#: default retransmission timeout in MTU frame times (see RnicConfig.rto)
+RTO_FRAMES = 4096
 
 
 @dataclass(frozen=True)
@@ -65,13 +67,16 @@ class RnicConfig:
 
     @property
     def rto(self) -> int:
-        """Effective retransmission timeout (ns): ``rto_ns``, or by default the larger of 1 ms
-        and 64 MTU-sized frame times at ``link_bps`` (~58 ms at 10 Mb/s, 1 ms from ~1 Gb/s on),
-        so slow emulated links with deep queues do not time out spuriously."""
+        """Effective base retransmission timeout (ns): ``rto_ns``, or by default the larger of
+        1 ms and 4096 MTU-sized frame times at ``link_bps`` (~3.7 s at 10 Mb/s, ~37 ms at
+        1 Gb/s, ~3.7 ms at 10 Gb/s). A packet may legitimately wait behind PFC-paused queues
+        full of other QPs' packets (PFC is unfair to far senders), so the timeout must exceed
+        what a lossless fabric can hold; real RNICs under NCCL use ~1 s (4.096 us * 2^18),
+        i.e. millions of frame times. Consecutive timeouts of a QP double it (up to 64x)."""
         if self.rto_ns is not None:
             return self.rto_ns
         frame_ns = (self.mtu + 100) * 8e9 / self.link_bps
-        return max(1_000_000, int(64 * frame_ns))
+        return max(1_000_000, int(RTO_FRAMES * frame_ns))
 
 
 class Rnic:
@@ -208,6 +213,9 @@ class Rnic:
                 qp.dcqcn.on_cnp(now_ns)
         else:
             qp.on_request(t, (d.tos & 3) == ECN_CE, now_ns)
+        dl = qp.rto_deadline
+        if dl is not None:
+            self._arm(qp, dl)
         self.kick(qp)
 
     def _on_pause(self, frame: bytes, now_ns: int) -> None:
@@ -228,12 +236,18 @@ class Rnic:
         """Time until which traffic class ``tc`` is paused by PFC (past: not paused)."""
         return self._paused_until[tc]
 
+    def _arm(self, qp: QueuePair, deadline: int) -> None:
+        """Track ``qp``'s retransmission deadline (keeps ``_rto_min`` a lower bound)."""
+        self._armed.add(qp)
+        if self._rto_min is None or deadline < self._rto_min:
+            self._rto_min = deadline
+
     def _fire_timers(self, now_ns: int) -> None:
         """Fire due retransmission timeouts.
 
-        ``_rto_min`` is a lower bound of the armed deadlines: a deadline only ever moves to
-        ``now + rto_ns``, which is never earlier than any existing one, so the bound stays
-        valid and is recomputed only when it is reached.
+        ``_rto_min`` is a lower bound of the armed deadlines (every newly set deadline passes
+        through ``_arm``; deadlines that move later leave it a valid bound), recomputed only
+        when it is reached.
         """
         if self._rto_min is None or self._rto_min > now_ns:
             return
@@ -274,9 +288,7 @@ class Rnic:
                 if frame is not None:
                     dl = qp.rto_deadline
                     if dl is not None:
-                        self._armed.add(qp)
-                        if self._rto_min is None or dl < self._rto_min:
-                            self._rto_min = dl
+                        self._arm(qp, dl)
                     c = self.counters
                     c.tx_pkts += 1
                     c.tx_bytes += len(frame)

@@ -83,6 +83,8 @@ def test_allreduce_with_a_link_failure_gives_a_full_run_result(setup, tmp_path: 
     assert res.conservation.sent == res.totals.packets_sent
     assert any("fail_link rtsw0 ctsw0" in e for e in res.events)
     assert set(res.hosts) == set(hosts) and set(res.switches) == {s.name for s in topo.switches}
+    assert all({"p4_ecn_marks", "p4_drops", "p4_pfc_tx"} <= set(c) for c in res.switches.values())
+    assert res.totals.ecn_marks == 0  # RNICs send Not-ECT unless DCQCN is on: nothing to mark
     path = res.save(tmp_path / "result.json")
     assert RunResult.load(path).collectives == res.collectives
     assert json.loads(path.read_text())["meta"]["runtime"] == "mininet"

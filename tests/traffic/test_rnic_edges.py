@@ -107,9 +107,42 @@ def test_random_pfc_storms_never_lose_or_stall(pauses, num_qps) -> None:
 
 
 def test_default_rto_scales_with_slow_links() -> None:
-    assert RnicConfig(link_bps=10e9).rto == 1_000_000
+    assert RnicConfig(link_bps=100e9).rto == 1_000_000  # the 1 ms floor
+    assert 3_600_000 < RnicConfig(link_bps=10e9).rto < 3_800_000
     slow = RnicConfig(link_bps=10e6)
-    assert 50_000_000 < slow.rto < 60_000_000  # 64 MTU frames at 10 Mb/s
+    assert 3_600_000_000 < slow.rto < 3_800_000_000  # 4096 MTU frames at 10 Mb/s
     assert RnicConfig(link_bps=10e6, rto_ns=7).rto == 7
     with pytest.raises(UserError):
         RnicConfig(rto_ns=0)
+
+
+def test_consecutive_timeouts_back_off_and_progress_resets() -> None:
+    drops = {"on": True}
+
+    def rule(nic, frame: bytes) -> bool:
+        return drops["on"] and nic.name == "a" and opcode_of(frame) in DATA_OPS
+
+    cfg = RnicConfig(admission=False, rto_ns=100_000)
+    sim, _wire, a, b, ca, cb = pair(cfg, drop=rule)
+    ca.send(1024, 1, 0)
+    cb.recv(1024, 1, 0)
+    sim.kick_all()
+    sim.run(1_400_000)  # timeouts at 0.1, 0.3, 0.7 ms (next at 1.5 ms): doubling
+    qp = ca.data[0]
+    assert a.counters.timeouts == 3 and qp.rto_backoff == 3
+    drops["on"] = False
+    sim.run(10**9)
+    assert [c.kind for c in b.completions] == ["recv"]
+    assert qp.rto_backoff == 0 and qp.rto_deadline is None
+
+
+def test_counter_scalars_fit_the_run_result_schema() -> None:
+    from emulator.traffic.counters import RnicCounters, scalar_counters
+
+    c = RnicCounters(tx_pkts=3, cts_latency_ns=[5, 6])
+    s = c.scalars()
+    assert s["tx_pkts"] == 3.0 and "cts_latency_ns" not in s
+    assert scalar_counters(c.as_dict()) == s
+    results = pytest.importorskip("emulator.measure.results")
+    meta = results.RunMeta(scenario="t", runtime="virtual", target="builtin")
+    results.RunResult(meta=meta, hosts={"h0": s}, cts_latency_ns=c.cts_latency_ns)

@@ -1,0 +1,165 @@
+"""Benchmark the virtual-time runtime: packet hops per wall second, start-up, memory.
+
+A packet hop is one frame put on one link (host->leaf, leaf->spine, ...); every hop that
+enters a switch runs the P4 pipeline (p4/roce_fabric.p4 on the built-in target), which is
+the hot path. Cases (median of ``--repeat`` runs each):
+
+* ``4spine fat``: two_rack_4spine, 4 fat flows of 1 MiB between the racks, E-ECMP 16 QPs
+* ``zone ring``: ai_zone_small, ring AllReduce of 1 MiB over 8 hosts in 8 racks
+* ``256 hosts``: 16 racks x 16 GPUs, 8 spines (TopologySpec built here), 128 fat flows
+  of 64 KiB from rack r to rack r+8: start-up (switches programmed) and run
+
+    .venv/bin/python benchmarks/bench_virtual.py [--repeat 3] [--quick]
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import statistics
+import time
+import tracemalloc
+from pathlib import Path
+from typing import Any
+
+from emulator.control import FabricConfig, FabricController
+from emulator.measure.results import RunMeta
+from emulator.p4c import compile_file
+from emulator.runtime.base import RuntimeConfig
+from emulator.runtime.virtual import VirtualRuntime
+from emulator.topology import LinkSpec, ResolvedTopology, TopologySpec, load_clos, resolve
+
+PROGRAM = Path(__file__).resolve().parents[1] / "p4" / "roce_fabric.p4"
+META = RunMeta(scenario="bench", runtime="virtual", target="builtin")
+
+
+def big_spec() -> TopologySpec:
+    """16 racks x 16 GPUs = 256 hosts, 8 spines, non-blocking leaves, 10 Mb/s links
+    (400 Gb/s scaled by 1/40000, as in topologies/)."""
+    link = LinkSpec(rate_bps=10_000_000, delay_ns=1000)
+    return TopologySpec(
+        name="bench_256",
+        racks=16,
+        gpus_per_rack=16,
+        spines=8,
+        uplinks_per_leaf=16,
+        radix=64,
+        host_link=link,
+        fabric_link=link,
+    )
+
+
+def make_config(topo: ResolvedTopology, prog: dict[str, Any], **kw: Any) -> RuntimeConfig:
+    """Every switch runs roce_fabric.p4 with the controller's commands (E-ECMP)."""
+    ctl = FabricController(topo, FabricConfig(lb_mode="eecmp"))
+    return RuntimeConfig(
+        topo,
+        {s.name: prog for s in topo.switches},
+        {s.name: ctl.command_file(s.name).splitlines() for s in topo.switches},
+        **kw,
+    )
+
+
+def one_run(cfg: RuntimeConfig, workload: dict[str, Any]) -> dict[str, float]:
+    """Start, run to completion, collect; timings and engine figures."""
+    t0 = time.perf_counter()
+    rt = VirtualRuntime(cfg)
+    rt.start()
+    rt.add_workload(workload)
+    t1 = time.perf_counter()
+    done = rt.run(60 * 10**9)
+    t2 = time.perf_counter()
+    result = rt.result(META)
+    t3 = time.perf_counter()
+    if not done:
+        raise SystemExit(f"workload did not finish: {result.meta.incomplete_reason}")
+    s = rt.stats()
+    return {
+        "start_s": t1 - t0,
+        "run_s": t2 - t1,
+        "result_s": t3 - t2,
+        "hops": s["hops"],
+        "events": s["events"],
+        "hops_per_s": s["hops"] / (t2 - t1),
+        "virtual_ms": s["end_ns"] / 1e6,
+        "speedup": (s["end_ns"] / 1e9) / (t2 - t1),
+    }
+
+
+def cases(prog: dict[str, Any], quick: bool) -> list[tuple[str, RuntimeConfig, dict[str, Any]]]:
+    """(label, config, workload) of every benchmark case."""
+    out = []
+    four = resolve(load_clos("two_rack_4spine"))
+    out.append(
+        (
+            "4spine fat 4x1MiB",
+            make_config(four, prog, rnic={"chunk_bytes": 65536}),
+            {
+                "kind": "fat_flows",
+                "pairs": [[f"h{i}", f"h{i + 4}"] for i in range(4)],
+                "size_bytes": 1 << 20,
+                "num_qps": 16,
+            },
+        )
+    )
+    zone = resolve(load_clos("ai_zone_small"))
+    out.append(
+        (
+            "zone ring 8x1MiB",
+            make_config(zone, prog),
+            {
+                "kind": "allreduce",
+                "hosts": [f"h{4 * r}" for r in range(8)],
+                "size_bytes": 1 << 20,
+                "algorithm": "ring",
+            },
+        )
+    )
+    if not quick:
+        big = resolve(big_spec())
+        pairs = [[f"h{i}", f"h{i + 128}"] for i in range(128)]
+        out.append(
+            (
+                "256 hosts fat 128x64KiB",
+                make_config(big, prog),
+                {"kind": "fat_flows", "pairs": pairs, "size_bytes": 65536},
+            )
+        )
+    return out
+
+
+def main() -> int:
+    """Run every case ``--repeat`` times; print medians; memory of the last (largest) one."""
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--quick", action="store_true", help="skip the 256-host fabric")
+    args = ap.parse_args()
+    prog = compile_file(str(PROGRAM))
+    print(
+        f"{'case':<26}{'start s':>9}{'run s':>8}{'hops':>9}{'hops/s':>10}"
+        f"{'virt ms':>10}{'x real':>8}"
+    )
+    last: tuple[RuntimeConfig, dict[str, Any]] | None = None
+    for label, cfg, work in cases(prog, args.quick):
+        runs = [one_run(cfg, work) for _ in range(args.repeat)]
+
+        def med(key: str, runs: list[dict[str, float]] = runs) -> float:
+            return statistics.median(r[key] for r in runs)
+
+        print(
+            f"{label:<26}{med('start_s'):>9.2f}{med('run_s'):>8.2f}{med('hops'):>9.0f}"
+            f"{med('hops_per_s'):>10.0f}{med('virtual_ms'):>10.1f}{med('speedup'):>8.2f}"
+        )
+        last = (cfg, work)
+    assert last is not None
+    tracemalloc.start()
+    one_run(*last)
+    _cur, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"memory (last case): tracemalloc peak {peak / 2**20:.1f} MiB, max RSS {rss:.0f} MiB")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

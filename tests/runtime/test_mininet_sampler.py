@@ -1,0 +1,62 @@
+"""KernelSampler (no root): interface counters on a thread, baseline, bound, utilisation."""
+
+from __future__ import annotations
+
+import socket
+import time
+
+import pytest
+
+from emulator.runtime.mininet_collect import _utilisation
+from emulator.runtime.mininet_sampler import MIN_INTERVAL_NS, KernelSampler
+
+
+def _loopback_traffic(n: int) -> None:
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        for _ in range(n):
+            s.sendto(b"x" * 100, ("127.0.0.1", 9))  # discard port; counted by lo either way
+
+
+def test_samples_the_loopback_counters_from_a_zero_baseline() -> None:
+    t0 = time.monotonic_ns()
+    sampler = KernelSampler([("lo", "tx_packets"), ("lo", "tx_bytes")], 1, t0)
+    assert sampler.interval_ns == MIN_INTERVAL_NS  # clamped
+    sampler.start()
+    try:
+        time.sleep(0.05)
+        _loopback_traffic(20)
+        time.sleep(0.05)
+    finally:
+        sampler.stop()
+    sampler.stop()  # idempotent
+    s = sampler.series()
+    assert s.rows[0] == (0, 0)  # the baseline is subtracted
+    assert len(s.rows) >= 4 and s.t_ns == sorted(s.t_ns) and s.t_ns[0] >= 0
+    pkts = s.column("lo", "tx_packets")
+    assert pkts is not None and pkts == sorted(pkts) and pkts[-1] >= 20
+    assert s.column("lo", "rx_bytes") is None
+
+
+def test_memory_is_bounded_by_halving_the_resolution() -> None:
+    sampler = KernelSampler([("lo", "rx_packets")], MIN_INTERVAL_NS, time.monotonic_ns(), 8)
+    sampler.start()
+    time.sleep(0.3)
+    sampler.stop()
+    s = sampler.series()
+    assert len(s.rows) < 8 and sampler.interval_ns > MIN_INTERVAL_NS
+    assert s.t_ns[-1] >= 250_000_000  # the whole span is kept
+
+
+def test_missing_interfaces_read_as_zero_and_bad_stats_are_refused() -> None:
+    sampler = KernelSampler([("no-such-if0", "tx_bytes")], MIN_INTERVAL_NS, time.monotonic_ns())
+    sampler.start()
+    sampler.stop()
+    assert all(r == (0,) for r in sampler.series().rows)
+    with pytest.raises(ValueError, match="unknown interface statistic"):
+        KernelSampler([("lo", "tx_bogus")], MIN_INTERVAL_NS, 0)
+
+
+def test_utilisation_counts_the_wire_overhead() -> None:
+    # 10 frames of 101 bytes (+24 each) in 1 ms on a 10 Mb/s link: 10 * 125 * 8 / 10 000 = 1.0
+    t, u = _utilisation([1_000_000, 2_000_000], [(1010, 10), (1010, 10)], 10e6)
+    assert t == [1_000_000, 2_000_000] and u == [pytest.approx(1.0), 0.0]
