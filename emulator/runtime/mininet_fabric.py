@@ -22,6 +22,7 @@ up where they would at full scale; BMv2 gets ``set_queue_rate`` per port (packet
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import hashlib
 import json
 import os
@@ -46,12 +47,38 @@ _TARGETS: dict[str, type[P4ProcessSwitch]] = {
     "builtin": FabemuSwitch,  # the name RuntimeConfig uses for the built-in target
     "bmv2": Bmv2Switch,
 }
+RUN_LOCK = "mininet.lock"  # in STATE_ROOT: one Mininet run at a time on this machine
+RUN_LOCK_WAIT_S = 300.0
 _PACKETS = re.compile(r"packets=(\d+)")
 Program = str | Path | Mapping[str, Any]  # a BMv2 JSON file, or the JSON document itself
 
 
 def _link_exists(name: str) -> bool:
     return Path(f"/sys/class/net/{name}").exists()
+
+
+def _take_run_lock() -> int:
+    """Wait (bounded) for the machine-wide Mininet run lock; return its fd (close = release).
+
+    Two runs of fabrics with the same interface names would clobber each other (Mininet
+    deletes a same-named interface before creating its own), so Mininet runs take turns.
+    The fd is not inherited by children and the kernel drops the lock when the holder dies.
+    """
+    STATE_ROOT.mkdir(parents=True, exist_ok=True)
+    fd = os.open(STATE_ROOT / RUN_LOCK, os.O_RDWR | os.O_CREAT, 0o644)
+    deadline = time.monotonic() + RUN_LOCK_WAIT_S
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return fd
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                os.close(fd)
+                raise UserError(
+                    f"another Mininet run held {STATE_ROOT / RUN_LOCK} for "
+                    f"{RUN_LOCK_WAIT_S:g} s; wait for it to finish"
+                ) from None
+            time.sleep(0.2)
 
 
 def workload_hosts(d: Mapping[str, Any]) -> set[str] | None:
@@ -107,6 +134,7 @@ class MininetFabric:
         self.net: Any = None
         self.state: RunState | None = None
         self._old_sigterm: Any = None
+        self._lock_fd: int | None = None
 
     @staticmethod
     def _lines(v: str | Sequence[str]) -> list[str]:
@@ -125,18 +153,19 @@ class MininetFabric:
         """Build the network, start and program every switch, configure every host."""
         if os.geteuid() != 0:
             raise UserError("the Mininet runtime needs root")
-        taken = [p.intf for s in self.topo.switches for p in s.ports if _link_exists(p.intf)]
-        if taken:
-            raise UserError(
-                f"interface {taken[0]} already exists: another fabemu run is active, or a "
-                "killed one left it behind (run `fabemu clean`)"
-            )
-        self.run_dir.mkdir(parents=True, exist_ok=True)
-        self.state = RunState.create(self.run_id)
-        self.program_files = self._write_programs()
-        if _in_main_thread():  # SIGTERM -> orderly teardown
-            self._old_sigterm = signal.signal(signal.SIGTERM, _sigterm_to_exit)
-        try:
+        self._lock_fd = _take_run_lock()
+        try:  # from here on, any failure releases the lock and removes what exists
+            taken = [p.intf for s in self.topo.switches for p in s.ports if _link_exists(p.intf)]
+            if taken:
+                raise UserError(
+                    f"interface {taken[0]} already exists: another fabemu run is active, or a "
+                    "killed one left it behind (run `fabemu clean`)"
+                )
+            self.run_dir.mkdir(parents=True, exist_ok=True)
+            self.state = RunState.create(self.run_id)
+            self.program_files = self._write_programs()
+            if _in_main_thread():  # SIGTERM -> orderly teardown
+                self._old_sigterm = signal.signal(signal.SIGTERM, _sigterm_to_exit)
             self._build()
             self._start_switches()
             self._program()
@@ -277,6 +306,9 @@ class MininetFabric:
             if self._old_sigterm is not None:
                 signal.signal(signal.SIGTERM, self._old_sigterm)
                 self._old_sigterm = None
+            if self._lock_fd is not None:
+                os.close(self._lock_fd)  # releases the run lock
+                self._lock_fd = None
 
     # -- operations ------------------------------------------------------------------------
 

@@ -8,7 +8,9 @@ This costs the switch processes nothing (unlike ``show_stats_json``) and works f
       .start()  ─ thread: every interval, one row of all counters + its time since t0 ─┐
       .stop()   ─ joins, takes a last row; ``series()`` -> KernelSeries(t_ns, rows) ◄──┘
 
-Bounded: at ``max_samples`` rows it keeps every second row and doubles the interval, so a
+A row is stamped with the middle of its read pass; a pass slower than ``MAX_READ_NS`` (the
+thread lost the CPU midway) is read again, so a 10 ms interval is not skewed by a 5 ms GIL
+switch. Bounded: at ``max_samples`` rows it keeps every second row and doubles the interval, so a
 long run keeps its whole time span at a coarser step (memory <= max_samples rows).
 """
 
@@ -24,6 +26,10 @@ from dataclasses import dataclass, field
 STATS = ("rx_bytes", "rx_packets", "tx_bytes", "tx_packets")
 MIN_INTERVAL_NS = 10_000_000  # a Python thread wakes reliably at this step
 MAX_SAMPLES = 4096
+#: a pass over the counters longer than this (the thread lost the GIL or the CPU midway)
+#: is read again, so a row's counters belong to its time stamp within this much
+MAX_READ_NS = 500_000
+READ_ATTEMPTS = 3
 
 
 @dataclass
@@ -77,8 +83,13 @@ class KernelSampler:
         return tuple(vals)
 
     def _row(self) -> None:
-        now = time.monotonic_ns() - self.t0
-        vals = self._read()
+        for _ in range(READ_ATTEMPTS):  # each pread may yield the GIL: re-read a slow pass
+            t1 = time.monotonic_ns()
+            vals = self._read()
+            t2 = time.monotonic_ns()
+            if t2 - t1 <= MAX_READ_NS:
+                break
+        now = (t1 + t2) // 2 - self.t0
         row = tuple(max(0, v - b) for v, b in zip(vals, self._base, strict=True))
         with self._lock:
             s = self._series

@@ -36,6 +36,7 @@ from emulator.traffic.roce import encode_transport, udp_sport
 
 IDLE_SHARE = 0.05  # an uplink predicted idle may carry this share of the bytes (ACKs, CTS)
 PROBE_PAYLOAD = 1024  # payload of the probe data frame (the hash ignores it)
+BATCH_NS = 50_000_000  # runtime commands closer than this are one change (one repair)
 
 
 @dataclass(frozen=True)
@@ -56,6 +57,21 @@ def _flow_qpns(flow_id: str) -> tuple[int, int] | None:
         return int(parts[0], 0), int(parts[1], 0)
     except ValueError:
         return None
+
+
+def _batches(changes: Sequence[CliChange]) -> list[list[CliChange]]:
+    """Changes in time order, grouped when each follows the previous within ``BATCH_NS``.
+
+    The lines of one repair arrive a few ms apart; the states between them lasted too
+    short to carry a flow, so a group is applied as one change.
+    """
+    out: list[list[CliChange]] = []
+    for c in sorted(changes, key=lambda c: c.t_ns):
+        if out and c.t_ns - out[-1][-1].t_ns <= BATCH_NS:
+            out[-1].append(c)
+        else:
+            out.append([c])
+    return out
 
 
 class UplinkPredictor:
@@ -117,18 +133,18 @@ class UplinkPredictor:
         out: list[list[str]] = [[] for _ in flows]
         leaves = sorted({self.by_ip[f.src].leaf for f in flows if f.src in self.by_ip})
         shadows = {leaf: self._shadow(leaf) for leaf in leaves}
-        ordered = sorted(changes, key=lambda c: c.t_ns)
-        bounds = [0, *[c.t_ns for c in ordered], None]
-        for k in range(len(bounds) - 1):
-            if k > 0:
-                c = ordered[k - 1]
+        batches = _batches(changes)
+        starts = [0, *[b[0].t_ns for b in batches]]  # epoch k: [starts[k], starts[k + 1])
+        forever = 1 << 62
+        for k, lo in enumerate(starts):
+            hi = starts[k + 1] if k + 1 < len(starts) else forever
+            for c in batches[k - 1] if k > 0 else ():
                 if c.switch in shadows:
                     apply_commands(shadows[c.switch], [c.line], where=f"{c.switch} (shadow)")
-            lo, hi = bounds[k], bounds[k + 1]
             for i, f in enumerate(flows):
                 host = self.by_ip.get(f.src)
-                end = f.end_ns if f.end_ns > 0 else None
-                active = (hi is None or f.start_ns <= hi) and (end is None or end >= lo)
+                end = f.end_ns if f.end_ns > 0 else forever  # unfinished: still active
+                active = f.start_ns <= hi and end >= lo
                 if host is None or not active:
                     continue
                 up = self._probe(shadows[host.leaf], f)

@@ -14,7 +14,6 @@ The HTML is self-contained (plots are embedded); the same PNGs are also written 
 from __future__ import annotations
 
 import base64
-import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -134,7 +133,7 @@ def write_report(
     verdicts: Mapping[str, list[Verdict]] | None = None,
     title: str = "",
 ) -> Path:
-    """Write ``outdir/report.html`` (+ PNGs, ``metrics.json``) for one run or several variants.
+    """Write ``outdir/report.html`` (+ its PNGs) for one run or several variants.
 
     ``runs`` pairs a variant label (may be empty for a single run) with its RunResult;
     ``verdicts`` maps the same labels to the expectation outcomes. Returns the HTML path.
@@ -186,7 +185,6 @@ def write_report(
             overlays=overlay_figs,
         )
     )
-    (outdir / "metrics.json").write_text(json.dumps(metrics, indent=2, sort_keys=True) + "\n")
     path = outdir / "report.html"
     path.write_text(html, encoding="utf-8")
     return path

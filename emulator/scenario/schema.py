@@ -24,7 +24,9 @@ class PfcSettings(_Strict):
     enabled: bool = True
     xoff_pkts: Annotated[int, Field(ge=1)] = 48
     xon_pkts: Annotated[int, Field(ge=0)] = 24
-    quanta: Annotated[int, Field(ge=1, le=0xFFFF)] = 0xFFFF
+    #: pause time per XOFF in 512-bit-time quanta (1000 = 51 ms at 10 Mb/s, 1.3 us at 400 Gb/s);
+    #: the switch refreshes XOFF before it expires
+    quanta: Annotated[int, Field(ge=1, le=0xFFFF)] = 1000
 
     @model_validator(mode="after")
     def _xon_below_xoff(self) -> PfcSettings:

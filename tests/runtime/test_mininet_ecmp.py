@@ -64,8 +64,11 @@ def _assert_clean(r: RunResult) -> None:
 @pytest.mark.mininet
 @pytest.mark.timeout(150)
 def test_ecmp_collision_halves_the_collided_flows_in_mininet(fabemu_run) -> None:
-    mn = fabemu_run(SCENARIO, COMMON, runtime="mininet", lb="ecmp", qps=1).result
+    out = fabemu_run(SCENARIO, COMMON, runtime="mininet", lb="ecmp", qps=1)
+    mn = out.result
     _assert_clean(mn)
+    assert out.error is None and out.verdicts and all(v.met for v in out.verdicts), out.verdicts
+    assert out.metrics["idle_uplinks"] == 1 and out.metrics["max_uplink_imbalance"] > 1.8
     assert len(mn.flows) == 4 and all(f.bytes == SIZE for f in mn.flows)
     assert any("port counters agree" in e for e in mn.events), mn.events
     vt = fabemu_run(SCENARIO, COMMON, runtime="virtual", lb="ecmp", qps=1).result
@@ -92,8 +95,12 @@ def test_ecmp_collision_halves_the_collided_flows_in_mininet(fabemu_run) -> None
 @pytest.mark.mininet
 @pytest.mark.timeout(150)
 def test_eecmp_with_16_qps_balances_the_uplinks_in_mininet(fabemu_run) -> None:
-    mn = fabemu_run(SCENARIO, COMMON, runtime="mininet", lb="eecmp", qps=16).result
+    out = fabemu_run(SCENARIO, COMMON, runtime="mininet", lb="eecmp", qps=16)
+    mn = out.result
     _assert_clean(mn)
+    assert out.error is None and out.verdicts and all(v.met for v in out.verdicts), out.verdicts
+    assert out.metrics["idle_uplinks"] == 0
+    assert out.metrics["max_uplink_imbalance"] < IMBALANCE
     assert len(mn.flows) == 64 and sum(f.bytes for f in mn.flows) == 4 * SIZE
     loads = list(_uplink_bytes(mn).values())
     assert len(loads) == 4 and min(loads) > 0

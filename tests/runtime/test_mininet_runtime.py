@@ -29,7 +29,9 @@ def setup():
         topo,
         {s.name: prog for s in topo.switches},
         {n: ctl.command_file(n).splitlines() for n in ctl.switch_names},
-        rnic={"mtu": 1024},
+        # frames lost on the failed link wait for a timeout: the default RTO (4096 frame
+        # times, 3.7 s at 10 Mb/s, doubling per retry) made the repair test take > 30 s
+        rnic={"mtu": 1024, "rto_ns": 200_000_000},
     )
     return topo, ctl, cfg
 

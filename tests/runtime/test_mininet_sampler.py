@@ -1,7 +1,8 @@
-"""KernelSampler (no root): interface counters on a thread, baseline, bound, utilisation."""
+"""No root: KernelSampler (counters on a thread, baseline, bound), utilisation, the run lock."""
 
 from __future__ import annotations
 
+import os
 import socket
 import time
 
@@ -60,3 +61,18 @@ def test_utilisation_counts_the_wire_overhead() -> None:
     # 10 frames of 101 bytes (+24 each) in 1 ms on a 10 Mb/s link: 10 * 125 * 8 / 10 000 = 1.0
     t, u = _utilisation([1_000_000, 2_000_000], [(1010, 10), (1010, 10)], 10e6)
     assert t == [1_000_000, 2_000_000] and u == [pytest.approx(1.0), 0.0]
+
+
+def test_mininet_runs_take_turns_on_the_run_lock(tmp_path, monkeypatch) -> None:
+    from emulator.errors import UserError
+    from emulator.runtime import mininet_fabric
+
+    monkeypatch.setattr(mininet_fabric, "STATE_ROOT", tmp_path)
+    monkeypatch.setattr(mininet_fabric, "RUN_LOCK_WAIT_S", 0.3)
+    first = mininet_fabric._take_run_lock()
+    try:
+        with pytest.raises(UserError, match="another Mininet run held"):
+            mininet_fabric._take_run_lock()
+    finally:
+        os.close(first)  # released: the next run gets it
+    os.close(mininet_fabric._take_run_lock())

@@ -142,3 +142,13 @@ def test_pfc_frames_consumed_by_the_program_are_not_data_drops() -> None:
 def test_flows_without_qpns_get_no_uplink(flow_id: str) -> None:
     pred, _ = _predictor("ecmp")
     assert pred.predict([FLOWS[0].model_copy(update={"flow_id": flow_id})]) == [[]]
+
+
+def test_the_lines_of_one_repair_are_one_change() -> None:
+    from emulator.runtime.mininet_uplinks import _batches
+
+    c = [CliChange(t, "rtsw0", f"l{t}") for t in (300_000_000, 1_000_000, 4_000_000, 30_000_000)]
+    assert [[x.t_ns for x in b] for b in _batches(c)] == [
+        [1_000_000, 4_000_000, 30_000_000],
+        [300_000_000],
+    ]
