@@ -11,6 +11,7 @@ import argparse
 import importlib
 import sys
 from collections.abc import Sequence
+from types import ModuleType
 
 from emulator import __version__
 from emulator.errors import UserError
@@ -31,8 +32,8 @@ COMMANDS: dict[str, str] = {
 }
 
 
-def _available() -> dict[str, object]:
-    mods = {}
+def _available() -> dict[str, ModuleType]:
+    mods: dict[str, ModuleType] = {}
     for name, modname in COMMANDS.items():
         try:
             mods[name] = importlib.import_module(modname)
@@ -52,9 +53,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"fabemu {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, mod in _available().items():
-        p = sub.add_parser(name, help=mod.HELP, description=mod.HELP)  # type: ignore[attr-defined]
-        mod.add_arguments(p)  # type: ignore[attr-defined]
-        p.set_defaults(_run=mod.run)  # type: ignore[attr-defined]
+        p = sub.add_parser(name, help=mod.HELP, description=mod.HELP)
+        mod.add_arguments(p)
+        p.set_defaults(_run=mod.run)
     return parser
 
 

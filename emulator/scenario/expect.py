@@ -41,11 +41,12 @@ def evaluate(expect: Mapping[str, Bound], metrics: Mapping[str, float]) -> list[
     for name, bound in expect.items():
         value = metrics.get(name)
         ok = value is not None and not math.isnan(value)
-        if ok and bound.min is not None:
-            ok = value >= bound.min
-        if ok and bound.max is not None:
-            ok = value <= bound.max
-        if ok and bound.eq is not None:
-            ok = math.isclose(value, bound.eq, rel_tol=1e-9, abs_tol=1e-12)
+        if value is not None and ok:
+            if bound.min is not None:
+                ok = value >= bound.min
+            if ok and bound.max is not None:
+                ok = value <= bound.max
+            if ok and bound.eq is not None:
+                ok = math.isclose(value, bound.eq, rel_tol=1e-9, abs_tol=1e-12)
         verdicts.append(Verdict(name, value, _bound_text(bound), bool(ok)))
     return verdicts

@@ -67,7 +67,11 @@ def sending_leaves(run: RunView) -> frozenset[str]:
     """
     if run.host_leaf and run.flows:
         hl = run.host_leaf
-        return frozenset(hl[f.src] for f in run.flows if f.src in hl and hl.get(f.dst) != hl[f.src])
+        leaves = frozenset(
+            hl[f.src] for f in run.flows if f.src in hl and hl.get(f.dst) != hl[f.src]
+        )
+        if leaves:
+            return leaves
     return frozenset(s.node for s in run.uplinks if s.total_bytes > 0)
 
 

@@ -15,14 +15,14 @@ from dataclasses import dataclass
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from emulator.scenario.runview import RunView
+from emulator.scenario.runview import PauseSeries, RunView
 
 DPI = 90
 MAX_BINS = 120  # heatmap columns; finer series are merged into wider bins
 MAX_LINK_ROWS = 64
 MAX_QUEUES = 8
 MAX_PAUSE_ROWS = 24
-MAX_SUMMARY_METRICS = 16
+MAX_SUMMARY_METRICS = 20
 
 Labelled = Sequence[tuple[str, RunView]]
 
@@ -99,6 +99,8 @@ def fct_cdf(runs: Labelled, key: str = "fct_cdf") -> Plot:
             curves.append((label, fct))
     if not curves:
         return Plot(key, title, note="no finished flows in this run")
+    partial = [label or "the run" for label, run in runs if not run.complete]
+    note = f"INCOMPLETE ({', '.join(partial)}): flows still in progress count up to their last byte"
     fig = _figure(6, 3.6)
     ax = fig.add_subplot()
     for label, fct in curves:
@@ -110,7 +112,7 @@ def fct_cdf(runs: Labelled, key: str = "fct_cdf") -> Plot:
     ax.grid(alpha=0.3)
     if len(curves) > 1 or curves[0][0]:
         ax.legend(fontsize=8)
-    return Plot(key, title, _png(fig))
+    return Plot(key, title, _png(fig), note if partial else "")
 
 
 def queue_timelines(run: RunView, key: str = "queue_depth") -> Plot:
@@ -141,8 +143,8 @@ def pause_timelines(run: RunView, key: str = "pause") -> Plot:
     if not rows:
         return Plot(key, title, note="no port was paused in this run")
 
-    def paused(p: object) -> int:
-        return sum(max(0, b - a) for a, b in p.intervals)  # type: ignore[attr-defined]
+    def paused(p: PauseSeries) -> int:
+        return sum(max(0, b - a) for a, b in p.intervals)
 
     rows.sort(key=lambda p: (-paused(p), p.label))
     note = f"{MAX_PAUSE_ROWS} most-paused of {len(rows)}" if len(rows) > MAX_PAUSE_ROWS else ""
@@ -204,7 +206,10 @@ def summary_bars(metrics: Sequence[tuple[str, Mapping[str, float]]], key: str = 
             axis.set_visible(False)
             continue
         values = [vals.get(names[i], math.nan) for _, vals in metrics]
-        axis.bar(range(len(labels)), [0 if math.isnan(v) else v for v in values], color=colours)
+        heights = [0 if math.isnan(v) else v for v in values]
+        axis.bar(range(len(labels)), heights, color=colours)
+        if not any(heights):
+            axis.set_ylim(0, 1)
         axis.set_xticks(range(len(labels)), labels, fontsize=7, rotation=30)
         axis.set_title(names[i], fontsize=9)
         axis.tick_params(axis="y", labelsize=7)

@@ -70,7 +70,12 @@ def _save(outdir: Path, plot: plots.Plot, stem: str) -> Figure:
 
 
 def _fmt(value: float | None) -> str:
-    return "—" if value is None else f"{value:.4g}"
+    """4 significant digits; whole numbers (counters) in full."""
+    if value is None:
+        return "—"
+    if float(value).is_integer() and abs(value) < 1e15:
+        return str(int(value))
+    return f"{value:.4g}"
 
 
 def _run_facts(label: str, run: RunView) -> dict[str, Any]:
@@ -84,10 +89,8 @@ def _run_facts(label: str, run: RunView) -> dict[str, Any]:
         "complete": run.complete,
         "incomplete_reason": run.incomplete_reason or ("" if run.complete else "not given"),
         "duration_ms": _fmt(run.duration_ns / 1e6) if run.duration_ns else "?",
-        "flows": f"{sum(f.finished for f in run.flows)} of {len(run.flows)} finished",
-        "collectives": (
-            f"{sum(c.finished for c in run.collectives)} of {len(run.collectives)} finished"
-        ),
+        "flows": f"{len(run.flows)} recorded",
+        "collectives": f"{sum(c.finished for c in run.collectives)} finished",
         "extra": dict(run.extra),
     }
 
@@ -109,15 +112,16 @@ def _expectation_rows(
         {
             "metric": metric,
             "bound": bound,
-            "cells": [
-                None
-                if (v := cells[(metric, bound)].get(label)) is None
-                else {"value": _fmt(v.value), "met": v.met, "text": v.describe()}
-                for label in labels
-            ],
+            "cells": [_cell(cells[(metric, bound)].get(label)) for label in labels],
         }
         for metric, bound in order
     ]
+
+
+def _cell(verdict: Verdict | None) -> dict[str, Any] | None:
+    if verdict is None:
+        return None
+    return {"value": _fmt(verdict.value), "met": verdict.met, "text": verdict.describe()}
 
 
 def _metric_rows(labels: Sequence[str], metrics: Mapping[str, Mapping[str, float]]) -> list[Any]:

@@ -204,10 +204,13 @@ def _host_names(r: RunResult) -> dict[str, str]:
     """IPv4 -> host name, from the topology spec stored in the run (flows name hosts by IP)."""
     if not r.meta.topology:
         return {}
-    from emulator.topology import TopologyError, resolve, spec_from_dict
+    from emulator.topology import TopologyError, TopologySpec, resolve, spec_from_dict
 
     try:
-        topo = resolve(spec_from_dict(r.meta.topology))
+        spec = spec_from_dict(r.meta.topology)
+        if not isinstance(spec, TopologySpec):
+            return {}
+        topo = resolve(spec)
     except (TopologyError, TypeError, ValueError):
         return {}
     return {h.ip: h.name for h in topo.hosts}

@@ -101,3 +101,12 @@ def test_ruff_clean() -> None:
         [ruff, "check", "."], cwd=ROOT, capture_output=True, text=True, timeout=300
     )
     assert res.returncode == 0, res.stdout[-4000:]
+
+
+def test_mypy_clean() -> None:
+    """The configured type checker ([tool.mypy] in pyproject.toml) passes on the package."""
+    mypy = shutil.which("mypy", path=str(Path(sys.executable).parent)) or shutil.which("mypy")
+    if not mypy:
+        pytest.skip("mypy not installed (pip install -e .[dev])")
+    res = subprocess.run([mypy], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert res.returncode == 0, res.stdout[-4000:]
