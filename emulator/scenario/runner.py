@@ -12,6 +12,7 @@ report layer is present, ``report.html``.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import json
 import logging
@@ -263,6 +264,11 @@ def run_scenario(
     try:
         say("compiling P4 and computing routes")
         cfg, _ctl = prepare(sc, path, choice)
+        cfg = dataclasses.replace(
+            cfg,
+            log_dir=str(outdir / "logs"),
+            pcap_dir=str(outdir / "pcaps") if sc.pcap else None,
+        )
         workload = workload_mapping(sc, cfg.topo)
         meta.topology = spec_to_dict(cfg.topo.spec)
         from emulator.runtime.base import make_runtime

@@ -97,10 +97,9 @@ def test_package_is_typed() -> None:
 )
 def test_ruff_clean() -> None:
     ruff = shutil.which("ruff", path=str(Path(sys.executable).parent)) or shutil.which("ruff")
-    res = subprocess.run(
-        [ruff, "check", "."], cwd=ROOT, capture_output=True, text=True, timeout=300
-    )
-    assert res.returncode == 0, res.stdout[-4000:]
+    for args in (["check", "."], ["format", "--check", "."]):
+        res = subprocess.run([ruff, *args], cwd=ROOT, capture_output=True, text=True, timeout=300)
+        assert res.returncode == 0, res.stdout[-4000:]
 
 
 def test_mypy_clean() -> None:
