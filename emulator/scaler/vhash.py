@@ -17,17 +17,9 @@ from typing import Any
 
 import numpy as np
 
-from emulator.target.hashes import CRC16_ARC, CRC32_ISO_HDLC, CrcParams
+from emulator.target.hashes import CRC16_ARC, CRC32_ISO_HDLC, CrcParams, reflect
 
 FieldArrays = Sequence[tuple[np.ndarray | int, int]]
-
-
-def _reflect(value: int, width: int) -> int:
-    out = 0
-    for _ in range(width):
-        out = (out << 1) | (value & 1)
-        value >>= 1
-    return out
 
 
 @cache
@@ -36,7 +28,7 @@ def _table(params: CrcParams) -> np.ndarray:
     width, mask = params.width, (1 << params.width) - 1
     out = np.zeros(256, dtype=np.uint64)
     if params.refin:
-        rpoly = _reflect(params.poly, width)
+        rpoly = reflect(params.poly, width)
         for byte in range(256):
             crc = byte
             for _ in range(8):
@@ -66,7 +58,7 @@ def crc_rows(params: CrcParams, data: np.ndarray) -> np.ndarray:
     n = data.shape[0]
     eight = dt(8)
     if params.refin:
-        value: Any = np.full(n, _reflect(params.init, width), dtype=dt)
+        value: Any = np.full(n, reflect(params.init, width), dtype=dt)
         for col in cols:
             value = (value >> eight) ^ table[(value.astype(np.uint8) ^ col)]
         if not params.refout:

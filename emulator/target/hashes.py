@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from functools import cache
 
 
-def _reflect(value: int, width: int) -> int:
+def reflect(value: int, width: int) -> int:
+    """``value``'s low ``width`` bits in reverse order (CRC input/output reflection)."""
     out = 0
     for _ in range(width):
         out = (out << 1) | (value & 1)
@@ -43,7 +44,7 @@ def _table(params: CrcParams) -> tuple[int, ...]:
     width, mask = params.width, (1 << params.width) - 1
     table = []
     if params.refin:
-        rpoly = _reflect(params.poly, width)
+        rpoly = reflect(params.poly, width)
         for byte in range(256):
             crc = byte
             for _ in range(8):
@@ -61,7 +62,7 @@ def _table(params: CrcParams) -> tuple[int, ...]:
 
 @cache
 def _reflected_init(params: CrcParams) -> int:
-    return _reflect(params.init, params.width)
+    return reflect(params.init, params.width)
 
 
 def crc(params: CrcParams, data: bytes) -> int:
@@ -73,13 +74,13 @@ def crc(params: CrcParams, data: bytes) -> int:
         for byte in data:
             value = (value >> 8) ^ table[(value ^ byte) & 0xFF]
         if not params.refout:
-            value = _reflect(value, width)
+            value = reflect(value, width)
     else:
         value = params.init
         for byte in data:
             value = ((value << 8) & mask) ^ table[((value >> (width - 8)) ^ byte) & 0xFF]
         if params.refout:
-            value = _reflect(value, width)
+            value = reflect(value, width)
     return (value ^ params.xorout) & mask
 
 
