@@ -14,6 +14,7 @@
  *           pfc_thresholds: queue above XOFF -> I2E clone = XOFF to the sender
  *  TM       8 strict-priority queues per port (7 highest)
  *  egress   clone?  -> rebuild it as a PFC frame to the upstream neighbour
+ *           XON frame? -> also release the next neighbour waiting on its queue
  *           tx counters, ECN CE mark, PFC XON (queue below XON), port_mac
  *
  * docs/p4-programs.md lists every table and the exact bytes hashed by each mode.
@@ -31,12 +32,19 @@
  *                                       deq_qdepth at every dequeue (egress)
  *   pfc_paused[ingress port, prio]      a pause towards that neighbour is outstanding
  *   pfc_last_xoff[ingress port, prio]   when the last XOFF was sent (us)
- *   pfc_cause[ingress port, prio]       the egress port whose queue caused the pause
+ *   pfc_waiters[egress port, prio]      the queue's waiting list: 1 + the port of the
+ *                                       neighbour it paused last, 0 = empty
+ *   pfc_next_waiter[ingress port, prio] 1 + the next neighbour in the same list, 0 = end
+ *
+ * Invariant: pfc_paused[N, p] == 1  <=>  N is in exactly one waiting list of priority
+ * p, that of the queue whose XOFF paused it. A neighbour leaves the list only when it is
+ * sent its XON, so a pause is never forgotten (docs/p4-programs.md, "PFC generation").
  */
 register<bit<19>>(PORT_PRIO_SLOTS) queue_occupancy;
 register<bit<1>>(PORT_PRIO_SLOTS) pfc_paused;
 register<bit<48>>(PORT_PRIO_SLOTS) pfc_last_xoff;
-register<bit<9>>(PORT_PRIO_SLOTS) pfc_cause;
+register<bit<10>>(PORT_PRIO_SLOTS) pfc_waiters;
+register<bit<10>>(PORT_PRIO_SLOTS) pfc_next_waiter;
 
 control RoceIngress(inout headers_t hdr,
                     inout metadata_t meta,
@@ -184,13 +192,12 @@ control RoceIngress(inout headers_t hdr,
 
     /* ---- PFC generation, XOFF side (the XON side is in egress) ------------------ */
     action set_pfc_thresholds(bit<19> xoff, bit<19> xon, bit<16> quanta,
-                              bit<48> refresh_us, bit<9> max_port) {
+                              bit<48> refresh_us) {
         meta.pfc_enabled = 1;
         meta.pfc_xoff = xoff;
         meta.pfc_xon = xon;
         meta.pfc_quanta = quanta;
         meta.pfc_refresh = refresh_us;
-        meta.pfc_max_port = max_port;
     }
 
     /* Queues (egress port, priority) without an entry never generate PFC. */
@@ -309,7 +316,10 @@ control RoceIngress(inout headers_t hdr,
                     /*
                      * PFC XOFF: count the packet into its egress queue; at or above
                      * xoff, pause the neighbour it came from (priority = queue)
-                     * unless a pause younger than `refresh` is outstanding.
+                     * unless a pause younger than `refresh` is outstanding. A new
+                     * pause puts the neighbour on the queue's waiting list (this
+                     * packet is in the queue, so the queue will dequeue again); a
+                     * refresh only repeats the XOFF and keeps the list untouched.
                      */
                     if (pfc_thresholds.apply().hit) {
                         bit<32> queue = ((bit<32>)standard_metadata.egress_spec << 3)
@@ -325,9 +335,15 @@ control RoceIngress(inout headers_t hdr,
                         pfc_last_xoff.read(last_xoff, meta.port_prio_index);
                         if (occupancy >= meta.pfc_xoff
                                 && (paused == 0 || now - last_xoff >= meta.pfc_refresh)) {
-                            pfc_paused.write(meta.port_prio_index, 1);
+                            if (paused == 0) {
+                                bit<10> head;
+                                pfc_waiters.read(head, queue);
+                                pfc_next_waiter.write(meta.port_prio_index, head);
+                                pfc_waiters.write(queue,
+                                    (bit<10>)standard_metadata.ingress_port + 1);
+                                pfc_paused.write(meta.port_prio_index, 1);
+                            }
                             pfc_last_xoff.write(meta.port_prio_index, now);
-                            pfc_cause.write(meta.port_prio_index, standard_metadata.egress_spec);
                             send_xoff();
                         }
                     }
@@ -349,11 +365,6 @@ control RoceEgress(inout headers_t hdr,
     counter(PORT_PRIO_SLOTS, CounterType.packets_and_bytes) tx_counter;
     counter(PORT_PRIO_SLOTS, CounterType.packets) pfc_tx_counter;
     counter(PORT_PRIO_SLOTS, CounterType.packets) ecn_mark_counter;
-
-    /* Per queue (egress port, prio): a cursor scanning the ingress ports, so that
-     * every neighbour the queue paused is released even if none of its packets is
-     * dequeued any more. */
-    register<bit<9>>(PORT_PRIO_SLOTS) pfc_cursor;
 
     action set_src_mac(bit<48> mac) {
         hdr.ethernet.src_addr = mac;
@@ -382,9 +393,9 @@ control RoceEgress(inout headers_t hdr,
         size = PORT_PRIO_SLOTS;
     }
 
-    /* E2E-clone this packet; the clone leaves by port `target` as an XON frame. */
+    /* E2E-clone this packet; the clone leaves by port `target` as an XON frame for
+     * priority meta.pfc_prio, still naming its queue (meta.pfc_queue_port). */
     action send_xon(bit<9> target) {
-        meta.pfc_prio = standard_metadata.priority;
         meta.pfc_quanta = 0;
         clone_preserving_field_list(CloneType.E2E,
                                     PFC_MIRROR_BASE + (bit<32>)target,
@@ -422,6 +433,9 @@ control RoceEgress(inout headers_t hdr,
     }
 
     apply {
+        /* release the next neighbour waiting on queue (meta.pfc_queue_port, pfc_prio)? */
+        bool release = false;
+
         if (standard_metadata.instance_type == INSTANCE_TYPE_I2E_CLONE
                 || standard_metadata.instance_type == INSTANCE_TYPE_E2E_CLONE) {
             build_pfc_frame();
@@ -435,6 +449,17 @@ control RoceEgress(inout headers_t hdr,
             if (meta.pfc_prio == 7) { hdr.pfc.pause_time7 = meta.pfc_quanta; }
             pfc_tx_counter.count(((bit<32>)standard_metadata.egress_port << 3)
                                  + (bit<32>)meta.pfc_prio);
+            /*
+             * An XON frame continues the release of its queue: while the queue is
+             * still below xon, every XON frame releases one more waiter, so a queue
+             * that has gone idle still resumes all the neighbours it paused.
+             */
+            if (meta.pfc_quanta == 0) {
+                bit<19> occupancy;
+                queue_occupancy.read(occupancy, ((bit<32>)meta.pfc_queue_port << 3)
+                                                + (bit<32>)meta.pfc_prio);
+                release = occupancy < meta.pfc_xon;
+            }
         } else {
             meta.port_prio_index = ((bit<32>)standard_metadata.egress_port << 3)
                                    + (bit<32>)standard_metadata.priority;
@@ -452,43 +477,30 @@ control RoceEgress(inout headers_t hdr,
 
             /*
              * PFC XON for this queue Q = (egress port, prio): re-synchronise the
-             * occupancy with the real depth; below xon, release one neighbour that
-             * Q paused: A = this packet's ingress port, else B = the port under Q's
-             * cursor (advanced at every dequeue). One PFC frame per packet at most;
-             * a neighbour not released resumes when its pause time expires.
+             * occupancy with the real depth; below xon, release the neighbour at the
+             * head of Q's waiting list (its XON frame then releases the next one).
              */
             if (meta.pfc_enabled == 1) {
-                bit<9> port_a = standard_metadata.ingress_port;
-                bit<9> port_b;
-                bit<32> slot_a;
-                bit<32> slot_b;
-                bit<1> paused_a;
-                bit<1> paused_b;
-                bit<9> cause_a;
-                bit<9> cause_b;
-
                 queue_occupancy.write(meta.port_prio_index, standard_metadata.deq_qdepth);
-                pfc_cursor.read(port_b, meta.port_prio_index);
-                if (port_b >= meta.pfc_max_port) {
-                    pfc_cursor.write(meta.port_prio_index, 0);
-                } else {
-                    pfc_cursor.write(meta.port_prio_index, port_b + 1);
-                }
-                if (standard_metadata.deq_qdepth < meta.pfc_xon) {
-                    slot_a = ((bit<32>)port_a << 3) + (bit<32>)standard_metadata.priority;
-                    slot_b = ((bit<32>)port_b << 3) + (bit<32>)standard_metadata.priority;
-                    pfc_paused.read(paused_a, slot_a);
-                    pfc_paused.read(paused_b, slot_b);
-                    pfc_cause.read(cause_a, slot_a);
-                    pfc_cause.read(cause_b, slot_b);
-                    if (paused_a == 1 && cause_a == standard_metadata.egress_port) {
-                        pfc_paused.write(slot_a, 0);
-                        send_xon(port_a);
-                    } else if (paused_b == 1 && cause_b == standard_metadata.egress_port) {
-                        pfc_paused.write(slot_b, 0);
-                        send_xon(port_b);
-                    }
-                }
+                meta.pfc_queue_port = standard_metadata.egress_port;
+                meta.pfc_prio = standard_metadata.priority;
+                release = standard_metadata.deq_qdepth < meta.pfc_xon;
+            }
+        }
+
+        /* Pop the head of the queue's waiting list and send it an XON (one per packet). */
+        if (release) {
+            bit<32> queue = ((bit<32>)meta.pfc_queue_port << 3) + (bit<32>)meta.pfc_prio;
+            bit<10> head;
+            pfc_waiters.read(head, queue);
+            if (head != 0) {
+                bit<9> waiter = (bit<9>)(head - 1);
+                bit<32> slot = ((bit<32>)waiter << 3) + (bit<32>)meta.pfc_prio;
+                bit<10> next;
+                pfc_next_waiter.read(next, slot);
+                pfc_waiters.write(queue, next);
+                pfc_paused.write(slot, 0);
+                send_xon(waiter);
             }
         }
         /* the source MAC of both routed and PFC frames (a table applies once) */

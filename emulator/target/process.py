@@ -267,6 +267,12 @@ class SwitchProcess:
                 self._tx(rp, frame)
             else:
                 next_t = self.clock()  # batch limit hit: come back at once
+        # egress can enqueue too (E2E clones such as a PFC XON, recirculation): pick up every
+        # port that has something queued, not only those that received()'s output touched
+        for port in self.ports:
+            if port not in self._active and (t := self.switch.transmit_ready(port)) is not None:
+                self._active.add(port)
+                next_t = t if next_t is None else min(next_t, t)
         self._send_control()
         return next_t
 

@@ -179,18 +179,24 @@ struct metadata_t {
     bit<3>  traffic_class;
     bit<32> port_prio_index;  /* port * 8 + priority, counter/register index */
 
-    /* PFC generation: carried into the E2E clone that becomes the PFC frame */
+    /*
+     * PFC generation: carried into the clone that becomes the PFC frame. An XON
+     * frame also carries its queue (pfc_queue_port, pfc_prio) and that queue's XON
+     * threshold, so that its own egress can release the queue's next waiter.
+     */
     @field_list(1)
     bit<3>  pfc_prio;
     @field_list(1)
     bit<16> pfc_quanta;
+    @field_list(1)
+    bit<9>  pfc_queue_port;
+    @field_list(1)
+    bit<19> pfc_xon;
 
     /* PFC thresholds of the packet's queue (pfc_enabled = 0: no PFC for it) */
     bit<1>  pfc_enabled;
     bit<19> pfc_xoff;
-    bit<19> pfc_xon;
     bit<48> pfc_refresh;      /* microseconds */
-    bit<9>  pfc_max_port;     /* highest port the PFC cursor scans */
 
     /* ECN marking threshold of the packet's queue */
     bit<19> ecn_threshold;
