@@ -34,6 +34,7 @@ from emulator.measure.results import (
 )
 from emulator.runtime.mininet_sampler import KernelSeries
 from emulator.runtime.mininet_uplinks import CliChange, UplinkPredictor, assign_uplinks
+from emulator.runtime.result_parts import finished_meta, numeric
 from emulator.topology import ResolvedTopology
 
 WIRE_OVERHEAD_BYTES = 24
@@ -60,12 +61,6 @@ class RunRecord:
     changes: list[CliChange] = field(default_factory=list)  # switch_cli lines, for uplinks
     kernel: KernelSeries | None = None  # interface counters sampled every few ms
     end_ns: int = 0
-
-
-def _numeric(d: Mapping[str, Any]) -> dict[str, float]:
-    return {
-        k: float(v) for k, v in d.items() if isinstance(v, int | float) and not isinstance(v, bool)
-    }
 
 
 def _port_counter(stats: Mapping[str, Any], port: int, key: str) -> int:
@@ -212,7 +207,7 @@ def _flows(rec: RunRecord) -> list[FlowResult]:
 
 
 def _switch_counters(stats: Mapping[str, Any]) -> dict[str, float]:
-    c = _numeric(stats.get("switch", {}))
+    c = numeric(stats.get("switch", {}))
     for key in ("rx_pkts", "rx_bytes", "tx_pkts", "tx_bytes", "tx_errors", "pfc_tx"):
         c[key] = float(sum(p.get(key, 0) for p in stats.get("ports", {}).values()))
     c["queue_dropped"] = float(sum(q.get("dropped", 0) for q in stats.get("queues", {}).values()))
@@ -289,18 +284,15 @@ def build_result(
         for t, p, c, q in st.get("pfc_events", [])
     ]
     flows, notes = assign_uplinks(uplinks, _flows(rec), rec.final, rec.changes)
-    update: dict[str, Any] = {"end_ns": rec.end_ns}
-    if incomplete:
-        update.update(complete=False, incomplete_reason="; ".join(incomplete))
     return RunResult(
-        meta=meta.model_copy(update=update),
+        meta=finished_meta(meta, rec.end_ns, incomplete),
         flows=flows,
         collectives=_collectives(rec),
         links=_links(topo, rec),
         queues=_queues(rec),
         pauses=sorted(pauses, key=lambda e: e.t_ns),
         cts_latency_ns=[int(x) for c in hosts.values() for x in c.get("cts_latency_ns", [])],
-        hosts={h: _numeric(c) for h, c in hosts.items()},
+        hosts={h: numeric(c) for h, c in hosts.items()},
         switches=switches,
         totals=totals,
         conservation=ConservationResult.from_record(cons),

@@ -29,19 +29,13 @@ from emulator.runtime.mininet_collect import RunRecord, Sample, build_result, ke
 from emulator.runtime.mininet_fabric import MininetFabric, workload_hosts
 from emulator.runtime.mininet_sampler import KernelSampler
 from emulator.runtime.mininet_uplinks import CliChange, UplinkPredictor
+from emulator.runtime.result_parts import P4_COUNTERS
 from emulator.traffic.qos import DSCP_BULK
 
 MIN_SAMPLE_NS = 200_000_000  # counter polling costs the switches CPU: at most 5 per second
 START_DELAY_NS = 1_000_000_000  # RNIC processes start their ranks together after this
 PROCESS_MARGIN_S = 600.0  # bound on an RNIC process beyond the first run() horizon
 CONN_IDS_PER_WORKLOAD = 4096
-#: program counters read at the end when the program has them (index port * 8 + priority,
-#: the p4/roce_fabric.p4 layout): result key -> counter name
-P4_COUNTERS = {
-    "p4_ecn_marks": "RoceEgress.ecn_mark_counter",
-    "p4_drops": "RoceIngress.drop_counter",
-    "p4_pfc_tx": "RoceEgress.pfc_tx_counter",
-}
 
 
 class MininetRuntime:

@@ -11,7 +11,7 @@ Packet conservation counts RNIC frames only::
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from emulator.measure.flows import conservation
 from emulator.measure.results import (
@@ -25,25 +25,13 @@ from emulator.measure.results import (
     RunResult,
     Totals,
 )
+from emulator.runtime.result_parts import P4_COUNTERS, finished_meta, numeric
 
 if TYPE_CHECKING:
     from emulator.runtime.virtual import VirtualRuntime
     from emulator.runtime.vt_nodes import SwitchBox
 
-#: program counters summed over ports x 8 priorities when the program has them (the
-#: p4/roce_fabric.p4 layout; the same keys as the Mininet runtime)
-P4_COUNTERS = {
-    "p4_ecn_marks": "RoceEgress.ecn_mark_counter",
-    "p4_drops": "RoceIngress.drop_counter",
-    "p4_pfc_tx": "RoceEgress.pfc_tx_counter",
-}
 DROP_STATS = ("tail_dropped", "unknown_port", "errors", "assert_failures", "reentry_limit")
-
-
-def _numeric(d: dict[str, Any]) -> dict[str, float]:
-    return {
-        k: float(v) for k, v in d.items() if isinstance(v, int | float) and not isinstance(v, bool)
-    }
 
 
 def _data_drops(box: SwitchBox) -> int:
@@ -54,7 +42,7 @@ def _data_drops(box: SwitchBox) -> int:
 
 
 def _switch_counters(rt: VirtualRuntime, box: SwitchBox) -> dict[str, float]:
-    c = _numeric(dict(box.sw.stats))
+    c = numeric(box.sw.stats)
     out_links = [ld for ld in rt.links if ld.src == box.name]
     in_links = [ld for ld in rt.links if ld.dst == box.name]
     c["tx_pkts"] = float(sum(ld.packets for ld in out_links))
@@ -164,11 +152,8 @@ def build_result(rt: VirtualRuntime, meta: RunMeta) -> RunResult:
     incomplete = [f"workload {i} not done" for i, d in enumerate(rt.deployments) if not d.done]
     if not rt.deployments:
         incomplete.append("no workload was added")
-    update: dict[str, Any] = {"end_ns": now}
-    if incomplete:
-        update.update(complete=False, incomplete_reason="; ".join(incomplete))
     return RunResult(
-        meta=meta.model_copy(update=update),
+        meta=finished_meta(meta, now, incomplete),
         flows=_flows(rt),
         collectives=collectives,
         links=_links(rt),
@@ -178,7 +163,7 @@ def build_result(rt: VirtualRuntime, meta: RunMeta) -> RunResult:
             for t, n, p, c, q in rt.ledger.pauses
         ],
         cts_latency_ns=[int(x) for h in used for x in nics[h].counters.cts_latency_ns],
-        hosts={h: _numeric(c) for h, c in counters.items()},
+        hosts={h: numeric(c) for h, c in counters.items()},
         switches=switches,
         totals=totals,
         conservation=ConservationResult.from_record(
