@@ -1,0 +1,71 @@
+"""A run that fails or is interrupted still writes its partial results, marked incomplete."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from emulator.cli.main import main
+from emulator.measure.results import RunMeta, RunResult
+from emulator.runtime import base
+from emulator.scenario.runner import run_scenario
+
+SCENARIO = Path(__file__).resolve().parents[2] / "scenarios" / "fat_flow_collision.yaml"
+
+
+class BrokenRuntime:
+    """A runtime that starts, then fails (or is interrupted) half-way through the run."""
+
+    name = "broken"
+
+    def __init__(self, config: base.RuntimeConfig, exc: BaseException) -> None:
+        self.config, self.exc, self.stopped = config, exc, False
+
+    def start(self) -> None:
+        pass
+
+    def add_workload(self, workload: Any) -> None:
+        self.workload = workload
+
+    def run(self, until_ns: int) -> bool:
+        raise self.exc
+
+    def result(self, meta: RunMeta) -> RunResult:
+        return RunResult(meta=meta, events=["t=0 partial"])
+
+    def stop(self) -> None:
+        self.stopped = True
+
+
+@pytest.mark.parametrize(
+    ("exc", "reason"),
+    [(RuntimeError("switch rtsw0 crashed"), "RuntimeError: switch rtsw0 crashed"),
+     (KeyboardInterrupt(), "interrupted")],
+)  # fmt: skip
+def test_partial_result_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, exc: BaseException, reason: str
+) -> None:
+    made: list[BrokenRuntime] = []
+
+    def fake_make_runtime(name: str, config: base.RuntimeConfig) -> BrokenRuntime:
+        made.append(BrokenRuntime(config, exc))
+        return made[-1]
+
+    monkeypatch.setattr(base, "make_runtime", fake_make_runtime)
+    outcome = run_scenario(SCENARIO, {}, runtime="virtual", out=tmp_path)
+    assert made and made[0].stopped  # torn down although it failed
+    saved = RunResult.load(tmp_path / "result.json")
+    assert saved.meta.complete is False
+    assert saved.meta.incomplete_reason == reason
+    assert saved.events == ["t=0 partial"]  # what the runtime had is kept
+    assert (tmp_path / "run.log").exists() and (tmp_path / "report.html").exists()
+    assert "INCOMPLETE" in (tmp_path / "report.html").read_text()
+    assert outcome.exit_code == 1 and not outcome.passed
+
+
+def test_cli_exit_code_1_when_expectations_fail(tmp_path: Path) -> None:
+    args = ["run", str(SCENARIO), "--out", str(tmp_path), "--set", "workload.size_bytes=65536"]
+    assert main([*args, "--set", "expect={drops: {eq: 0}}"]) == 0
+    assert main([*args, "--set", "expect={drops: {min: 1}}"]) == 1
