@@ -15,7 +15,7 @@ from emulator.p4c import types as T
 from emulator.p4c.controls import ControlLowering
 from emulator.p4c.decls import declare, resolve_type
 from emulator.p4c.deparser import lower_checksum_control, lower_deparser
-from emulator.p4c.diagnostics import CompileError, Pos
+from emulator.p4c.diagnostics import CompileError, Pos, end_of
 from emulator.p4c.env import Env, Scope
 from emulator.p4c.exprs import Ctx, const_eval
 from emulator.p4c.externs import lower_call
@@ -94,7 +94,7 @@ class _Compiler:
         mains = [d for d in self.prog.decls if isinstance(d, A.Instance) and d.name == "main"]
         if not mains:
             raise CompileError(
-                Pos(self.filename, 0, 0), "no 'main' package instance (e.g. V1Switch(...) main;)"
+                end_of(self.filename), "no 'main' package instance (e.g. V1Switch(...) main;)"
             )
         m = mains[0]
         if m.type.name != "V1Switch":

@@ -35,6 +35,13 @@ def remember_source(name: str, text: str) -> None:
     _SOURCES[name] = text
 
 
+def end_of(file: str) -> Pos:
+    """The position after the last line of ``file`` (for "missing X" errors)."""
+    text = _SOURCES.get(file, "")
+    lines = text.splitlines()
+    return Pos(file, max(1, len(lines)), len(lines[-1]) + 1 if lines else 1)
+
+
 def _source_line(pos: Pos) -> str | None:
     text = _SOURCES.get(pos.file)
     if text is None:
