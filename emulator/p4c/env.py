@@ -12,7 +12,7 @@ from typing import Any
 from emulator.p4c import ast as A
 from emulator.p4c import types as T
 from emulator.p4c.diagnostics import CompileError, Pos
-from emulator.p4c.values import RV, HeaderRef, ObjRef, StackRef, StructRef, UnionRef, Value
+from emulator.p4c.values import RV, HeaderRef, StackRef, StructRef, UnionRef, Value
 
 CORE_ERRORS = (
     "NoError", "PacketTooShort", "NoMatch", "StackOutOfBounds",
@@ -270,7 +270,3 @@ class Env:
 def source_info(pos: Pos, text: str = "") -> dict[str, Any]:
     """The ``source_info`` object p4c attaches to JSON objects."""
     return {"filename": pos.file, "line": pos.line, "column": pos.col, "source_fragment": text}
-
-
-def objref(kind: str, name: str, decl: Any = None, extra: Any = None) -> ObjRef:
-    return ObjRef(kind, name, decl, T.VOID, extra)

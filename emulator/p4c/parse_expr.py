@@ -11,6 +11,8 @@ from emulator.p4c.diagnostics import CompileError
 from emulator.p4c.lexer import Token, parse_int
 
 BUILTIN_TYPE_KW = ("bit", "int", "varbit", "bool", "error", "string", "void", "tuple")
+#: the built-in types a value can have: what may start a cast or a typed local declaration
+VALUE_TYPE_KW = tuple(k for k in BUILTIN_TYPE_KW if k != "void")
 
 # binary operator precedence (higher binds tighter), P4-16 spec order
 _BINARY = {
@@ -212,15 +214,7 @@ class ExprParser:
 
     def _looks_like_cast(self) -> bool:
         n = self.peek()
-        if n.kind == "kw" and n.text in (
-            "bit",
-            "int",
-            "varbit",
-            "bool",
-            "error",
-            "string",
-            "tuple",
-        ):
+        if n.kind == "kw" and n.text in VALUE_TYPE_KW:
             return True
         if n.kind == "id" and self.is_type_name(n.text):
             after = self.peek(2)

@@ -6,7 +6,7 @@ from typing import Any
 
 from emulator.p4c import ast as A
 from emulator.p4c.lexer import parse_int
-from emulator.p4c.parse_expr import ExprParser
+from emulator.p4c.parse_expr import VALUE_TYPE_KW, ExprParser
 
 
 class StmtParser(ExprParser):
@@ -260,15 +260,7 @@ class StmtParser(ExprParser):
                 return A.Return(t.pos, value)
             if t.text == "const":
                 return self.const_decl(annos)
-            if t.text in (
-                "bit",
-                "int",
-                "varbit",
-                "bool",
-                "error",
-                "string",
-                "tuple",
-            ) and not self.peek().is_op("."):
+            if t.text in VALUE_TYPE_KW and not self.peek().is_op("."):
                 return self.typed_decl(annos)
         if t.kind == "id" and self.is_type_name(t.text) and not self.peek().is_op("."):
             return self.typed_decl(annos)

@@ -67,12 +67,6 @@ class DontCareT(Type):
         return "_"
 
 
-@dataclass(frozen=True)
-class MatchKindT(Type):
-    def show(self) -> str:
-        return "match_kind"
-
-
 @dataclass(frozen=True, eq=False)
 class StructT(Type):
     """header, header_union or struct; ``fields`` in declaration order."""
@@ -90,14 +84,6 @@ class StructT(Type):
             if n == name:
                 return t
         return None
-
-    @property
-    def is_header(self) -> bool:
-        return self.kind == "header"
-
-    @property
-    def is_union(self) -> bool:
-        return self.kind == "header_union"
 
     def bit_width(self) -> int:
         return sum(t.width if isinstance(t, Bits) else 0 for _, t in self.fields)
@@ -168,8 +154,3 @@ def width_of(t: Type) -> int | None:
     if isinstance(t, Varbit):
         return t.max_width
     return None
-
-
-def is_scalar(t: Type) -> bool:
-    """Types stored in one BMv2 field."""
-    return isinstance(t, (Bits, BoolT, ErrorT, EnumT, Varbit))

@@ -200,7 +200,7 @@ class MininetFabric:
             if cls is FabemuSwitch:
                 params.update(
                     pfc_ports=[p.number for p in s.ports] if self.pfc else [],
-                    port_speeds={p.number: float(p.rate_bps) for p in s.ports},
+                    port_speeds=s.port_speeds_bps,
                     line_rate=True,
                 )
             net.addSwitch(s.name, cls=cls, **params)

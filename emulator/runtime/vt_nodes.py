@@ -185,7 +185,7 @@ class SwitchBox:
             device_id=node.device_id,
             priority_queues=priority_queues,
             clock=engine,
-            port_speed_bps={p.number: float(p.rate_bps) for p in node.ports},
+            port_speed_bps=node.port_speeds_bps,
             seed=seed,
             tm=self.tm,
         )

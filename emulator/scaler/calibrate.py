@@ -15,7 +15,6 @@ seeded noise, to check that the fit recovers them.
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -26,6 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from emulator.errors import UserError
 from emulator.scaler.collectives import plan_collective
+from emulator.scaler.emulated import read_json
 from emulator.scaler.fabric import ClosFabric
 from emulator.scaler.model import (
     ModelParams,
@@ -85,12 +85,7 @@ def load_points(paths: list[Path]) -> list[CalibrationPoint]:
     """Read calibration points from JSON files (a record, a list, or ``{"points": [...]}``)."""
     points: list[CalibrationPoint] = []
     for path in paths:
-        try:
-            doc = json.loads(Path(path).read_text())
-        except OSError as exc:
-            raise UserError(f"{path}: cannot read calibration file: {exc.strerror}") from None
-        except json.JSONDecodeError as exc:
-            raise UserError(f"{path}:{exc.lineno}:{exc.colno}: invalid JSON: {exc.msg}") from None
+        doc = read_json(path, "calibration file")
         records = doc.get("points", doc) if isinstance(doc, dict) else doc
         records = records if isinstance(records, list) else [records]
         for i, rec in enumerate(records):

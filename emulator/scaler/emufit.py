@@ -44,10 +44,6 @@ class EmuParams:
     efficiency: float
     penalty: float
 
-    def alpha_at(self, rate_bps: float) -> float:
-        """Per-step latency at a link rate."""
-        return self.alpha0_s + self.alpha_bits / rate_bps
-
     def production(self, nic_bps: float, base: ModelParams | None = None) -> ModelParams:
         """Scaler parameters for a production fabric: the software alpha stays ``base``'s."""
         base = base or ModelParams()

@@ -347,16 +347,21 @@ def expand_paths(paths: list[Path]) -> list[Path]:
     return out
 
 
+def read_json(path: Path | str, what: str) -> Any:
+    """The decoded JSON file ``path`` (a ``what``); a UserError naming the file if it cannot."""
+    try:
+        return json.loads(Path(path).read_text())
+    except OSError as exc:
+        raise UserError(f"{path}: cannot read {what}: {exc.strerror}") from None
+    except json.JSONDecodeError as exc:
+        raise UserError(f"{path}:{exc.lineno}:{exc.colno}: invalid JSON: {exc.msg}") from None
+
+
 def read_runs(paths: list[Path]) -> list[EmulatedRun]:
     """Every AllReduce of the given RunResult files (or directories of them)."""
     runs: list[EmulatedRun] = []
     for path in expand_paths(paths):
-        try:
-            doc = json.loads(Path(path).read_text())
-        except OSError as exc:
-            raise UserError(f"{path}: cannot read run result: {exc.strerror}") from None
-        except json.JSONDecodeError as exc:
-            raise UserError(f"{path}:{exc.lineno}:{exc.colno}: invalid JSON: {exc.msg}") from None
+        doc = read_json(path, "run result")
         if not is_run_result(doc):
             raise UserError(f"{path}: not a RunResult (no 'meta' and 'collectives')")
         runs.extend(runs_from_result(doc, str(path)))

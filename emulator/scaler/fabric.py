@@ -18,8 +18,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from emulator.errors import UserError
+
+if TYPE_CHECKING:  # the scaler reads the topology layer's description, never imports it
+    from emulator.topology.scale import ScaleSpec
 
 GBPS = 1e9
 
@@ -160,22 +164,22 @@ LLAMA3_GPUS = 24_576
 EXTENSION_100K_GPUS = 33 * 3_072  # 101,376
 
 
-def from_scale_spec(spec: object, kind: str = "roce", gpus: int | None = None) -> ClosFabric:
+def from_scale_spec(spec: ScaleSpec, kind: str = "roce", gpus: int | None = None) -> ClosFabric:
     """Adapt the topology layer's Meta-scale description (``emulator.topology.scale.ScaleSpec``).
 
     Every CTSW gets ``ceil(downlinks / oversubscription)`` ATSW-facing links, as the
     topology layer counts them; the scaler treats each link as one equal-cost member.
     """
-    zones, per_zone = int(spec.zones), int(spec.gpus_per_zone)  # type: ignore[attr-defined]
+    zones, per_zone = int(spec.zones), int(spec.gpus_per_zone)
     return ClosFabric(
-        name=str(spec.name),  # type: ignore[attr-defined]
+        name=str(spec.name),
         kind=kind,
         gpus=gpus or zones * per_zone,
-        gpus_per_rack=int(spec.gpus_per_rack),  # type: ignore[attr-defined]
-        uplinks_per_leaf=int(spec.uplinks_per_leaf),  # type: ignore[attr-defined]
-        spines=int(spec.spines_per_zone),  # type: ignore[attr-defined]
-        racks_per_zone=per_zone // int(spec.gpus_per_rack),  # type: ignore[attr-defined]
-        oversubscription=float(spec.oversubscription),  # type: ignore[attr-defined]
-        nic_bps=float(spec.link_rate_bps),  # type: ignore[attr-defined]
-        fabric_link_bps=float(spec.link_rate_bps),  # type: ignore[attr-defined]
+        gpus_per_rack=int(spec.gpus_per_rack),
+        uplinks_per_leaf=int(spec.uplinks_per_leaf),
+        spines=int(spec.spines_per_zone),
+        racks_per_zone=per_zone // int(spec.gpus_per_rack),
+        oversubscription=float(spec.oversubscription),
+        nic_bps=float(spec.link_rate_bps),
+        fabric_link_bps=float(spec.link_rate_bps),
     )

@@ -18,29 +18,15 @@ from typing import Any
 import numpy as np
 
 from emulator.target.hashes import CRC16_ARC, CRC32_ISO_HDLC, CrcParams, reflect
+from emulator.target.hashes import _table as byte_table  # one table builder for both
 
 FieldArrays = Sequence[tuple[np.ndarray | int, int]]
 
 
 @cache
 def _table(params: CrcParams) -> np.ndarray:
-    """Byte-wise CRC lookup table as a uint64 array (reflected table for reflected CRCs)."""
-    width, mask = params.width, (1 << params.width) - 1
-    out = np.zeros(256, dtype=np.uint64)
-    if params.refin:
-        rpoly = reflect(params.poly, width)
-        for byte in range(256):
-            crc = byte
-            for _ in range(8):
-                crc = (crc >> 1) ^ rpoly if crc & 1 else crc >> 1
-            out[byte] = crc & mask
-    else:
-        top = 1 << (width - 1)
-        for byte in range(256):
-            crc = byte << (width - 8)
-            for _ in range(8):
-                crc = ((crc << 1) ^ params.poly) if crc & top else (crc << 1)
-            out[byte] = crc & mask
+    """The target's byte-wise CRC lookup table as a read-only uint64 array."""
+    out = np.array(byte_table(params), dtype=np.uint64)
     out.setflags(write=False)
     return out
 

@@ -320,9 +320,8 @@ def run_scenario(
 
 
 def save_outcome(outcome: RunOutcome, report: bool = True) -> None:
-    """Write ``result.json``, ``metrics.json`` and (optionally) ``report.html``."""
+    """Write ``metrics.json`` and (optionally) ``report.html`` beside the saved ``result.json``."""
     outdir = outcome.outdir
-    outcome.result.save(outdir / "result.json")
     (outdir / "metrics.json").write_text(json.dumps(outcome.metrics, indent=1, sort_keys=True))
     if not report:
         return

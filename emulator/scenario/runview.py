@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from emulator.measure.flows import FlowRecord
 from emulator.measure.results import (
     CollectiveResult,
     FlowResult,
@@ -27,27 +28,15 @@ LinkKind = Literal["host", "up", "down"]
 
 
 @dataclass(frozen=True)
-class FlowView:
-    """One flow: bytes moved between ``start_ns`` and ``end_ns``."""
+class FlowView(FlowRecord):
+    """One flow as reports show it (hosts by name); duration and goodput as FlowRecord."""
 
-    src: str
-    dst: str
-    flow_id: str
-    bytes: int
-    start_ns: int
-    end_ns: int
     finished: bool = True
-
-    @property
-    def duration_ns(self) -> int:
-        """Flow completion time (0 when not positive)."""
-        return max(0, self.end_ns - self.start_ns)
 
     @property
     def gbps(self) -> float:
         """Goodput in Gbit/s (0 for an instantaneous flow)."""
-        d = self.duration_ns
-        return self.bytes * 8 / d if d else 0.0
+        return self.throughput_bps / 1e9
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,8 @@ _BINOPS = {
     "==": "==", "!=": "!=", ">": ">", ">=": ">=", "<": "<", "<=": "<=", "and": "and",
     "or": "or", "/": "//", "%": "%",
 }  # fmt: skip
+_UNOPS = {"-": "-", "not": "not ", "~": "~"}  # "-" only when there is no left operand
+_CASTS = {"two_comp_mod": "_sx", "sat_cast": "_sat", "usat_cast": "_usat"}  # (value, width)
 
 
 class ParserErrorSignal(Exception):
@@ -196,8 +198,7 @@ class CodeGen:
         kind: Any = tv.get("type")
         value: Any = tv.get("value")
         if kind in ("field", "stack_field"):
-            slot, width, signed = self.field_slot(tv)
-            return f"_sx(f[{slot}], {width})" if signed else f"f[{slot}]"
+            return self._read(tv)
         if kind == "hexstr":
             return lit(hexint(value, "hexstr"))
         if kind == "bool":
@@ -225,12 +226,8 @@ class CodeGen:
         right: Any = e.get("right")
         if op in _BINOPS and left is not None:
             return f"({self.expr(left)} {_BINOPS[op]} {self.expr(right)})"
-        if op == "-" and left is None:
-            return f"(-{self.expr(right)})"
-        if op == "not":
-            return f"(not {self.expr(right)})"
-        if op == "~":
-            return f"(~{self.expr(right)})"
+        if op in _UNOPS:
+            return f"({_UNOPS[op]}{self.expr(right)})"
         if op == "d2b":
             return f"({self.expr(right)} != 0)"
         if op == "b2d":
@@ -243,21 +240,21 @@ class CodeGen:
         if op == "?":
             c = self.expr(e["cond"])
             return f"({self.expr(left)} if {c} else {self.expr(right)})"
-        if op == "two_comp_mod":
-            return f"_sx({self.expr(left)}, {self.expr(right)})"
-        if op == "sat_cast":
-            return f"_sat({self.expr(left)}, {self.expr(right)})"
-        if op == "usat_cast":
-            return f"_usat({self.expr(left)}, {self.expr(right)})"
+        if op in _CASTS:
+            return f"{_CASTS[op]}({self.expr(left)}, {self.expr(right)})"
         if op in ("last_stack_index", "size_stack"):
             st = self.layout.stack(str(right["value"]))
             return f"(f[{st.next_slot}] - 1)" if op == "last_stack_index" else f"f[{st.next_slot}]"
         if op == "access_field":
-            slot, width, signed = self.field_slot({"type": "expression", "value": e})
-            return f"_sx(f[{slot}], {width})" if signed else f"f[{slot}]"
+            return self._read({"type": "expression", "value": e})
         if op == "dereference_header_stack":
             return f"f[{self.header_ref({'type': 'expression', 'value': e}).valid}]"
         raise ProgramError(f"BMv2 JSON: unsupported expression operator {op!r}")
+
+    def _read(self, tv: dict[str, Any]) -> str:
+        """Source reading a field (sign-extended when the field is signed)."""
+        slot, width, signed = self.field_slot(tv)
+        return f"_sx(f[{slot}], {width})" if signed else f"f[{slot}]"
 
     # -- statements ------------------------------------------------------------------------
 

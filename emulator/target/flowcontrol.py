@@ -33,18 +33,3 @@ class FlowControl(Protocol):
     def on_transmit(self, port: int, priority: int, length: int, now: int) -> None:
         """Note that a frame of ``length`` bytes left queue (port, priority) at ``now``."""
         ...
-
-
-class NoFlowControl:
-    """The null scheme: every queue may always send (plain lossy Ethernet)."""
-
-    def eligible_at(self, port: int, priority: int, now: int) -> int:
-        """Always ``now``."""
-        return now
-
-    def on_control_frame(self, port: int, frame: bytes, now: int) -> bool:
-        """Never claims a frame."""
-        return False
-
-    def on_transmit(self, port: int, priority: int, length: int, now: int) -> None:
-        """Nothing to account."""

@@ -34,6 +34,7 @@ from emulator.target.options import SwitchOptions, options_from_args
 from emulator.target.options import add_arguments as _add_arguments
 from emulator.target.pcap import PcapWriter
 from emulator.target.pfc import decode_pfc
+from emulator.target.program import load_json
 from emulator.target.rawport import RawPort
 from emulator.target.tm import TrafficManager
 
@@ -81,18 +82,8 @@ def _setup_logging(opts: SwitchOptions) -> None:
 
 
 def load_program(path: str) -> dict[str, Any]:
-    """Read a BMv2 JSON file; a clear UserError if it is missing or not JSON."""
-    try:
-        text = Path(path).read_text()
-    except OSError as exc:
-        raise UserError(f"{path}: cannot read program: {exc.strerror}") from None
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise UserError(f"{path}:{exc.lineno}:{exc.colno}: not valid JSON: {exc.msg}") from None
-    if not isinstance(doc, dict):
-        raise UserError(f"{path}: a BMv2 JSON program is an object, got {type(doc).__name__}")
-    return doc
+    """Read a BMv2 JSON file; a clear UserError (ProgramError) if it is missing or not JSON."""
+    return load_json(Path(path))
 
 
 class SwitchProcess:

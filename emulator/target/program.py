@@ -105,9 +105,9 @@ def load_json(program: dict[str, Any] | str | Path) -> dict[str, Any]:
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise ProgramError(f"{path}:{exc.lineno}:{exc.colno}: invalid JSON: {exc.msg}") from None
+        raise ProgramError(f"{path}:{exc.lineno}:{exc.colno}: not valid JSON: {exc.msg}") from None
     if not isinstance(doc, dict):
-        raise ProgramError(f"{path}: a BMv2 JSON program must be a JSON object")
+        raise ProgramError(f"{path}: a BMv2 JSON program is an object, got {type(doc).__name__}")
     return doc
 
 

@@ -83,11 +83,6 @@ class ActionProfile:
         self.members[h] = Member(h, action, data)
         return h
 
-    def modify_member(self, handle: int, action: ActionSpec, data: tuple[int, ...]) -> None:
-        """Change a member's action and data in place (groups see the change)."""
-        m = self.member(handle)
-        m.action, m.data = action, data
-
     def delete_member(self, handle: int) -> None:
         """Remove a member that no group uses."""
         m = self.member(handle)

@@ -98,6 +98,11 @@ class SwitchNode:
         return tuple(p for p in self.ports if p.kind == "up")
 
     @property
+    def port_speeds_bps(self) -> dict[int, float]:
+        """Port number -> line rate in bit/s (what a switch target is started with)."""
+        return {p.number: float(p.rate_bps) for p in self.ports}
+
+    @property
     def downlink_ports(self) -> tuple[Port, ...]:
         """Ports towards the tier below (switches)."""
         return tuple(p for p in self.ports if p.kind == "down")

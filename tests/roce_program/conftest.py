@@ -51,7 +51,7 @@ def make_switch(program_json: dict[str, Any]) -> Callable[..., tuple[Any, Fabric
             device_id=node.device_id,
             priority_queues=8,
             clock=clock,
-            port_speed_bps={p.number: float(p.rate_bps) for p in node.ports},
+            port_speed_bps=node.port_speeds_bps,
         )
         ctl.apply({switch: sw})
         return sw, ctl, clock

@@ -1,4 +1,5 @@
-"""RoCEv2 / PFC frames as bytes, and the load-balancing hash the program computes."""
+"""RoCEv2 / PFC frames as bytes, the load-balancing hash the program computes, and the
+8:1 incast topology the PFC tests share."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from emulator.target.hashes import csum16, v1model_hash
+from emulator.topology import LinkSpec, TopologySpec
 
 #: the program under test
 PROGRAM = Path(__file__).resolve().parents[2] / "p4" / "roce_fabric.p4"
@@ -117,3 +119,18 @@ def parse_pfc(frame: bytes) -> tuple[int, list[int]] | None:
         return None
     cev, *times = struct.unpack("!H8H", frame[16:34])
     return cev, times
+
+
+def incast_topology() -> TopologySpec:
+    """2 leaves of 9 hosts, 2 spines, 10 Mb/s links: 8 senders into one host make an 8:1 incast."""
+    link = LinkSpec(rate_bps=10_000_000, delay_ns=0)
+    return TopologySpec(
+        name="incast9",
+        racks=2,
+        gpus_per_rack=9,
+        spines=2,
+        uplinks_per_leaf=2,
+        radix=16,
+        host_link=link,
+        fabric_link=link,
+    )

@@ -19,10 +19,10 @@ import pytest
 from emulator.control import FabricConfig, FabricController, PfcConfig, names
 from emulator.control.render import command_lines
 from emulator.target.pcap import PcapWriter
-from emulator.topology import LinkSpec, TopologySpec, load_clos, resolve
+from emulator.topology import load_clos, resolve
 from emulator.traffic import qos
 
-from .roce_frames import PROGRAM, Flow, lb_hash, parse_pfc, roce_frame
+from .roce_frames import PROGRAM, Flow, incast_topology, lb_hash, parse_pfc, roce_frame
 
 pytestmark = pytest.mark.bmv2
 
@@ -209,19 +209,7 @@ def test_pfc_and_ecn_generation_on_simple_switch(bmv2_json: Path, tmp_path: Path
     """8:1 incast replayed from pcaps (senders cannot pause): XOFF frames and CE marks appear."""
     if not shutil.which("simple_switch_CLI"):
         pytest.skip("simple_switch_CLI not on PATH")
-    link = LinkSpec(rate_bps=10_000_000, delay_ns=0)
-    topo = resolve(
-        TopologySpec(
-            name="incast9",
-            racks=2,
-            gpus_per_rack=9,
-            spines=2,
-            uplinks_per_leaf=2,
-            radix=16,
-            host_link=link,
-            fabric_link=link,
-        )
-    )
+    topo = resolve(incast_topology())
     cfg = FabricConfig(
         lb_mode="ecmp",
         pfc=PfcConfig(xoff=12, xon=4, quanta=1000),

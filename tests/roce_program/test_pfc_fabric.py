@@ -3,28 +3,16 @@
 from __future__ import annotations
 
 from emulator.control import FabricConfig, PfcConfig
-from emulator.topology import LinkSpec, TopologySpec, resolve
+from emulator.topology import resolve
 from emulator.traffic import qos
 
-from .roce_frames import Flow, parse_pfc, roce_frame
+from .roce_frames import Flow, incast_topology, parse_pfc, roce_frame
 
 MS = 1_000_000
 
 
 def _fabric(make_switch, pfc_on: bool, per_sender: int = 20) -> dict[str, int]:
-    link = LinkSpec(rate_bps=10_000_000, delay_ns=0)
-    topo = resolve(
-        TopologySpec(
-            name="incast_fabric",
-            racks=2,
-            gpus_per_rack=9,
-            spines=2,
-            uplinks_per_leaf=2,
-            radix=16,
-            host_link=link,
-            fabric_link=link,
-        )
-    )
+    topo = resolve(incast_topology())
     cfg = FabricConfig(
         lb_mode="eecmp", pfc=PfcConfig(enabled=pfc_on, xoff=12, xon=4, quanta=1000), queue_depth=48
     )

@@ -13,10 +13,10 @@ from emulator.control.names import (
     PFC_TX_COUNTER,
     port_prio_index,
 )
-from emulator.topology import LinkSpec, TopologySpec, load_clos, resolve
+from emulator.topology import load_clos, resolve
 from emulator.traffic import qos
 
-from .roce_frames import Flow, ipv4_fields, parse_pfc, pfc_frame, roce_frame
+from .roce_frames import Flow, incast_topology, ipv4_fields, parse_pfc, pfc_frame, roce_frame
 
 MS = 1_000_000  # ns
 
@@ -66,24 +66,10 @@ def test_cts_queueing_delay_stays_small_while_the_bulk_queue_is_deep(make_switch
     assert sum(1 for t in by_qp[0x11] if t > cts_departure) >= 38
 
 
-def _incast_topology() -> TopologySpec:
-    link = LinkSpec(rate_bps=10_000_000, delay_ns=0)
-    return TopologySpec(
-        name="incast9",
-        racks=2,
-        gpus_per_rack=9,
-        spines=2,
-        uplinks_per_leaf=2,
-        radix=16,
-        host_link=link,
-        fabric_link=link,
-    )
-
-
 def _incast(make_switch, pfc_on: bool, per_sender: int = 25) -> dict[str, int]:
     """8 hosts send to one at line rate each: an 8:1 incast on the leaf's port 1."""
     pfc_codec = pytest.importorskip("emulator.target.pfc")
-    topo = resolve(_incast_topology())
+    topo = resolve(incast_topology())
     cfg = FabricConfig(
         lb_mode="ecmp", pfc=PfcConfig(enabled=pfc_on, xoff=12, xon=4, quanta=1000), queue_depth=48
     )

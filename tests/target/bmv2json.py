@@ -86,7 +86,7 @@ class Program:
         }  # fmt: skip
         self.header("scalars", scalars or [("tmp", 32)], metadata=True)
         self.header("standard_metadata", STD_FIELDS, metadata=True)
-        self._ids = {"table": 0, "cond": 0, "calc": 0}
+        self._ids = {"table": 0, "cond": 0, "calc": 0, "checksum": 0}
 
     def header(
         self,
@@ -253,6 +253,22 @@ class Program:
             {"name": name, "id": self._next("calc"), "algo": algo, "input": inputs}
         )
 
+    def ipv4_checksum(self, name: str, calc: str, *, verify: bool, update: bool) -> None:
+        """Add calculation ``calc`` (csum16 over ipv4 minus hdrChecksum) and a checksum on it."""
+        self.calc(calc, "csum16", [fld("ipv4", n) for n, _ in IPV4 if n != "hdrChecksum"])
+        self.doc["checksums"].append(
+            {
+                "name": name,
+                "id": self._next("checksum"),
+                "target": ["ipv4", "hdrChecksum"],
+                "type": "generic",
+                "calculation": calc,
+                "verify": verify,
+                "update": update,
+                "if_cond": ex("d2b", None, fld("ipv4", "$valid$")),
+            }
+        )
+
     def _next(self, kind: str) -> int:
         self._ids[kind] += 1
         return self._ids[kind] - 1
@@ -320,17 +336,5 @@ def l3_ecmp_program() -> dict[str, Any]:
             },
         }
     )
-    p.calc("calc", "csum16", [fld("ipv4", n) for n, _ in IPV4 if n != "hdrChecksum"])
-    p.doc["checksums"].append(
-        {
-            "name": "cksum",
-            "id": 0,
-            "target": ["ipv4", "hdrChecksum"],
-            "type": "generic",
-            "calculation": "calc",
-            "verify": False,
-            "update": True,
-            "if_cond": ex("d2b", None, fld("ipv4", "$valid$")),
-        }
-    )
+    p.ipv4_checksum("cksum", "calc", verify=False, update=True)
     return p.doc

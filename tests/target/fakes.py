@@ -4,17 +4,8 @@ from __future__ import annotations
 
 import struct
 from collections import deque
-from dataclasses import dataclass
 
-
-@dataclass(frozen=True)
-class Deq:
-    item: object
-    priority: int
-    enq_timestamp_ns: int
-    enq_qdepth: int
-    deq_qdepth: int
-    deq_timedelta_ns: int
+from emulator.target.tm import Dequeued
 
 
 class FifoTM:
@@ -46,7 +37,7 @@ class FifoTM:
             return None
         item, prio, ts, depth = q.popleft()
         now = self.clock()
-        return Deq(item, prio, ts, depth, len(q), now - ts)
+        return Dequeued(item, prio, ts, depth, len(q), now - ts)
 
     def depth(self, port, priority=None):
         return len(self.queues.get(port, ()))

@@ -84,19 +84,7 @@ def parser_program():
         ],
     )
     p.table(0, "t0", [], [report], report)
-    p.calc("ck", "csum16", [fld("ipv4", n) for n, _ in IPV4 if n != "hdrChecksum"])
-    p.doc["checksums"].append(
-        {
-            "name": "c",
-            "id": 0,
-            "target": ["ipv4", "hdrChecksum"],
-            "type": "generic",
-            "calculation": "ck",
-            "verify": True,
-            "update": False,
-            "if_cond": ex("d2b", None, fld("ipv4", "$valid$")),
-        }
-    )
+    p.ipv4_checksum("c", "ck", verify=True, update=False)
     return p.doc
 
 

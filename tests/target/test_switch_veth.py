@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import signal
 import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -18,19 +20,6 @@ from emulator.target.pcap import read_pcap
 pytestmark = pytest.mark.root
 PROGRAM = Path(__file__).parent / "process_data" / "port_fwd.json"
 PY = sys.executable
-
-
-def _switch_available() -> bool:
-    try:
-        import emulator.target.switch  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
-needs_switch = pytest.mark.skipif(
-    not _switch_available(), reason="emulator.target.switch (switch core) not built yet"
-)
 
 
 def _free_port() -> int:
@@ -63,22 +52,42 @@ def _wait_for_port(lab: VethLab, port: int, proc: subprocess.Popen[bytes]) -> No
     raise AssertionError("control port never opened")
 
 
-@needs_switch
-def test_forwarding_through_veth_and_clean_exit(tmp_path: Path) -> None:
+FWD_1_TO_2 = "table_add MyIngress.fwd MyIngress.set_port 1 => 2\n"
+
+
+@contextlib.contextmanager
+def _switch(*options: str, pcap_dir: Path | None = None) -> Iterator[tuple[VethLab, int]]:
+    """``fabemu switch`` on 2 veth ports forwarding 1 -> 2; yields (lab, control port).
+
+    ``options`` go to the switch after ``--``. On leaving, the switch must exit 0 on SIGTERM
+    and the lab must be gone.
+    """
     port = _free_port()
-    pcap_dir = tmp_path / "pcap"
     lab = VethLab(pairs=2)
     try:
         s1, s2 = lab.switch_ifs
-        proc = lab.popen(
-            lab.switch_ns,
-            [PY, "-m", "emulator", "switch", "-i", f"1@{s1}", "-i", f"2@{s2}",
-             "--thrift-port", str(port), "--pcap", str(pcap_dir), str(PROGRAM),
-             "--", "--priority-queues", "8"],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        )  # fmt: skip
+        argv = [PY, "-m", "emulator", "switch", "-i", f"1@{s1}", "-i", f"2@{s2}",
+                "--thrift-port", str(port)]  # fmt: skip
+        if pcap_dir is not None:
+            argv += ["--pcap", str(pcap_dir)]
+        argv.append(str(PROGRAM))
+        if options:
+            argv += ["--", *options]
+        proc = lab.popen(lab.switch_ns, argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         _wait_for_port(lab, port, proc)
-        _cli(lab, port, "table_add MyIngress.fwd MyIngress.set_port 1 => 2\n")
+        _cli(lab, port, FWD_1_TO_2)
+        yield lab, port
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=20) == 0
+    finally:
+        lab.close()
+    assert not lab.exists()
+
+
+def test_forwarding_through_veth_and_clean_exit(tmp_path: Path) -> None:
+    pcap_dir = tmp_path / "pcap"
+    with _switch("--priority-queues", "8", pcap_dir=pcap_dir) as (lab, _port):
+        s1, s2 = lab.switch_ifs
         h1, h2 = lab.host_ifs
         res = lab.run_in(
             lab.host_ns,
@@ -96,18 +105,12 @@ def test_forwarding_through_veth_and_clean_exit(tmp_path: Path) -> None:
             ).stdout
         )  # fmt: skip
         assert back["sent"] == 20 and back["received"] == 0
-        proc.send_signal(signal.SIGTERM)
-        assert proc.wait(timeout=20) == 0
-        inbound = read_pcap(pcap_dir / f"{s1}_in.pcap")
-        outbound = read_pcap(pcap_dir / f"{s2}_out.pcap")
-        assert len([f for _, f in inbound if f[12:14] == b"\x88\xb5"]) == 200
-        assert len([f for _, f in outbound if f[12:14] == b"\x88\xb5"]) == 200
-    finally:
-        lab.close()
-    assert not lab.exists()
+    inbound = read_pcap(pcap_dir / f"{s1}_in.pcap")
+    outbound = read_pcap(pcap_dir / f"{s2}_out.pcap")
+    assert len([f for _, f in inbound if f[12:14] == b"\x88\xb5"]) == 200
+    assert len([f for _, f in outbound if f[12:14] == b"\x88\xb5"]) == 200
 
 
-@needs_switch
 def test_bad_interface_is_a_clean_user_error() -> None:
     lab = VethLab(pairs=1)
     try:
@@ -124,16 +127,20 @@ def test_bad_interface_is_a_clean_user_error() -> None:
     assert not lab.exists()
 
 
-PFC_SCENARIO = """
+#: the start of the scripts run in the host namespace: raw sockets on the two host veths
+RAW_SOCKETS = """
 import json, socket, sys, time
 from emulator.target.blast import make_frame
-from emulator.target.pfc import encode_pfc
+from emulator.target.pfc import decode_pfc, encode_pfc
 h1, h2 = sys.argv[1], sys.argv[2]
 def sock(ifname):
     s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(3))
     s.bind((ifname, 3))
     s.settimeout(0.05)
     return s
+"""
+
+PFC_SCENARIO = """
 tx, rx = sock(h1), sock(h2)
 def arrivals(window):
     n, end = 0, time.monotonic() + window
@@ -156,43 +163,19 @@ print(json.dumps({"paused": paused, "resumed": resumed}))
 """
 
 
-@needs_switch
 def test_pfc_pauses_and_resumes_egress_through_the_process() -> None:
-    port = _free_port()
-    lab = VethLab(pairs=2)
-    try:
-        s1, s2 = lab.switch_ifs
-        proc = lab.popen(
-            lab.switch_ns,
-            [PY, "-m", "emulator", "switch", "-i", f"1@{s1}", "-i", f"2@{s2}",
-             "--thrift-port", str(port), str(PROGRAM),
-             "--", "--pfc-ports", "2", "--port-speed", "2@1e6"],  # 65535 quanta = 33.5 s
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        )  # fmt: skip
-        _wait_for_port(lab, port, proc)
-        _cli(lab, port, "table_add MyIngress.fwd MyIngress.set_port 1 => 2\n")
+    # 1 Mb/s on port 2: 65535 quanta = 33.5 s
+    with _switch("--pfc-ports", "2", "--port-speed", "2@1e6") as (lab, port):
         h1, h2 = lab.host_ifs
-        res = json.loads(lab.run_in(lab.host_ns, [PY, "-c", PFC_SCENARIO, h1, h2]).stdout)
+        res = json.loads(
+            lab.run_in(lab.host_ns, [PY, "-c", RAW_SOCKETS + PFC_SCENARIO, h1, h2]).stdout
+        )
         assert res == {"paused": 0, "resumed": 20}
         stats = _cli(lab, port, "show_tm_stats\n")
         assert "port 2 prio 0: enq 20 deq 20 drop 0 pause_frames 2" in stats
-        proc.send_signal(signal.SIGTERM)
-        assert proc.wait(timeout=20) == 0
-    finally:
-        lab.close()
-    assert not lab.exists()
 
 
 PFC_GEN_SCENARIO = """
-import json, socket, sys, time
-from emulator.target.blast import make_frame
-from emulator.target.pfc import decode_pfc, encode_pfc
-h1, h2 = sys.argv[1], sys.argv[2]
-def sock(ifname):
-    s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(3))
-    s.bind((ifname, 3))
-    s.settimeout(0.05)
-    return s
 s1, s2 = sock(h1), sock(h2)
 def pfc_seen(s, window):
     out, end = [], time.monotonic() + window
@@ -216,62 +199,25 @@ print(json.dumps({"xoff": xoff, "xon": xon}))
 """
 
 
-def _switch_passes_ingress_port() -> bool:
-    try:
-        from emulator.target import switch
-    except ImportError:
-        return False
-    return "ingress_port=" in Path(switch.__file__).read_text()
-
-
-@pytest.mark.skipif(
-    not _switch_passes_ingress_port(),
-    reason="switch core does not pass ingress_port to tm.enqueue yet (PFC generation)",
-)
 def test_switch_generates_xoff_and_xon_upstream() -> None:
-    port = _free_port()
-    lab = VethLab(pairs=2)
-    try:
-        s1, s2 = lab.switch_ifs
-        proc = lab.popen(
-            lab.switch_ns,
-            [PY, "-m", "emulator", "switch", "-i", f"1@{s1}", "-i", f"2@{s2}",
-             "--thrift-port", str(port), str(PROGRAM), "--", "--pfc-ports", "1,2",
-             "--port-speed", "1@1e6", "--port-speed", "2@1e6", "--pfc-consume",
-             "--pfc-xoff", "5", "--pfc-xon", "1"],  # 1 Mb/s: pauses last 33 s, no refresh
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        )  # fmt: skip
-        _wait_for_port(lab, port, proc)
-        _cli(lab, port, "table_add MyIngress.fwd MyIngress.set_port 1 => 2\n")
+    options = ("--pfc-ports", "1,2", "--port-speed", "1@1e6", "--port-speed", "2@1e6",
+               "--pfc-consume", "--pfc-xoff", "5", "--pfc-xon", "1")  # fmt: skip
+    with _switch(*options) as (lab, port):  # 1 Mb/s: pauses last 33 s, no refresh
         h1, h2 = lab.host_ifs
-        res = json.loads(lab.run_in(lab.host_ns, [PY, "-c", PFC_GEN_SCENARIO, h1, h2]).stdout)
+        res = json.loads(
+            lab.run_in(lab.host_ns, [PY, "-c", RAW_SOCKETS + PFC_GEN_SCENARIO, h1, h2]).stdout
+        )
         assert res == {"xoff": [[1, 0xFFFF]], "xon": [[1, 0]]}
         stats = _cli(lab, port, "show_tm_stats\n")
         assert "port 1 prio 0:" in stats and "xoff_sent 1 xon_sent 1" in stats
         js = json.loads(_cli(lab, port, "show_stats_json\n").removeprefix("RuntimeCmd: "))
         assert js["ports"]["1"]["pfc_tx"] == 2
         assert [(p, c, q) for _t, p, c, q in js["pfc_events"]] == [(1, 0, 0xFFFF), (1, 0, 0)]
-        proc.send_signal(signal.SIGTERM)
-        assert proc.wait(timeout=20) == 0
-    finally:
-        lab.close()
-    assert not lab.exists()
 
 
-@needs_switch
 def test_set_queue_rate_paces_egress_in_real_time() -> None:
-    port = _free_port()
-    lab = VethLab(pairs=2)
-    try:
-        s1, s2 = lab.switch_ifs
-        proc = lab.popen(
-            lab.switch_ns,
-            [PY, "-m", "emulator", "switch", "-i", f"1@{s1}", "-i", f"2@{s2}",
-             "--thrift-port", str(port), str(PROGRAM)],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        )  # fmt: skip
-        _wait_for_port(lab, port, proc)
-        _cli(lab, port, "table_add MyIngress.fwd MyIngress.set_port 1 => 2\nset_queue_rate 200 2\n")
+    with _switch() as (lab, port):
+        _cli(lab, port, "set_queue_rate 200 2\n")
         h1, h2 = lab.host_ifs
         res = json.loads(
             lab.run_in(
@@ -282,8 +228,3 @@ def test_set_queue_rate_paces_egress_in_real_time() -> None:
         )  # fmt: skip
         assert res["received"] == 60  # 60 < the default queue depth of 64: nothing dropped
         assert 120 < res["rx_pps"] < 220  # paced to 200 pps, never faster
-        proc.send_signal(signal.SIGTERM)
-        assert proc.wait(timeout=20) == 0
-    finally:
-        lab.close()
-    assert not lab.exists()
