@@ -124,13 +124,16 @@ def open_socket(iface: str) -> socket.socket:
     return s
 
 
-def udp_sink() -> socket.socket | None:
-    """Bind UDP 4791 so the host kernel does not answer RoCE frames with ICMP unreachable."""
+def udp_sink(ip: str) -> socket.socket | None:
+    """Bind UDP 4791 on the host's own address so its kernel does not answer RoCE frames
+    with ICMP port-unreachable. None when ``ip`` is not configured here (then the kernel
+    does not take those datagrams either)."""
     try:
         s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
         s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-        s.bind(("0.0.0.0", ROCE_UDP_PORT))
+        s.bind((ip, ROCE_UDP_PORT))
     except OSError:
+        s.close()
         return None
     return s
 
@@ -172,7 +175,7 @@ def run(cfg: Mapping[str, Any]) -> dict[str, Any]:
     max_packets = int(cfg.get("max_packets", 1_000_000))
     linger_ns = int(float(cfg.get("linger_s", 0.2)) * 1e9)
     sock = open_socket(cfg["iface"])
-    sink = udp_sink()
+    sink = udp_sink(cfg["ip"])
     tx_dropped = 0
     t0 = time.monotonic_ns()
     start_at = int(cfg.get("start_at_ns", t0))

@@ -66,7 +66,7 @@ def _leaf(
         device_id=node.device_id,
         priority_queues=8,
         clock=clock,
-        port_speed_bps={p.number: float(p.rate_bps) for p in node.ports},
+        port_speed_bps=node.port_speeds_bps,
         tm=tm_mod.TrafficManager(clock, 8, serialize=True),  # egress links at line rate
     )
     ctl.apply({"rtsw0": sw})

@@ -180,3 +180,9 @@ def test_sigterm_still_writes_the_report(tmp_path: Path) -> None:
     assert rep["stopped_by_signal"] and not rep["done"]
     assert rep["counters"]["cts_received"] == 0  # nobody answered: no data may be sent
     assert rep["counters"]["tx_data_pkts"] == 0
+
+
+def test_udp_sink_needs_a_local_address() -> None:
+    from emulator.traffic.rnic_process import udp_sink
+
+    assert udp_sink("192.0.2.77") is None  # TEST-NET address, not configured here
