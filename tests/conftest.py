@@ -6,6 +6,12 @@ import os
 import shutil
 
 import pytest
+from hypothesis import settings
+
+# Speed lives in benchmarks, not in tests: no per-example deadline. In CI the examples are
+# derived from the test itself (derandomize), so a run is reproducible.
+settings.register_profile("fabemu", deadline=None, derandomize=bool(os.environ.get("CI")))
+settings.load_profile("fabemu")
 
 
 def _missing_for(marker: str) -> str | None:
