@@ -27,6 +27,7 @@ import hashlib
 import json
 import os
 import re
+import shlex
 import signal
 import subprocess
 import sys
@@ -37,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from emulator.errors import UserError
+from emulator.runtime.links import link_exists, set_link_state
 from emulator.runtime.mininet_switch import Bmv2Switch, FabemuSwitch, P4ProcessSwitch
 from emulator.runtime.runstate import STATE_ROOT, RunState
 from emulator.topology import ResolvedTopology
@@ -51,10 +53,6 @@ RUN_LOCK = "mininet.lock"  # in STATE_ROOT: one Mininet run at a time on this ma
 RUN_LOCK_WAIT_S = 300.0
 _PACKETS = re.compile(r"packets=(\d+)")
 Program = str | Path | Mapping[str, Any]  # a BMv2 JSON file, or the JSON document itself
-
-
-def _link_exists(name: str) -> bool:
-    return Path(f"/sys/class/net/{name}").exists()
 
 
 def _take_run_lock() -> int:
@@ -155,7 +153,7 @@ class MininetFabric:
             raise UserError("the Mininet runtime needs root")
         self._lock_fd = _take_run_lock()
         try:  # from here on, any failure releases the lock and removes what exists
-            taken = [p.intf for s in self.topo.switches for p in s.ports if _link_exists(p.intf)]
+            taken = [p.intf for s in self.topo.switches for p in s.ports if link_exists(p.intf)]
             if taken:
                 raise UserError(
                     f"interface {taken[0]} already exists: another fabemu run is active, or a "
@@ -369,9 +367,14 @@ class MininetFabric:
         links = self.topo.links_between(a, b)
         if not links:
             raise UserError(f"no link between {a} and {b}")
+        switches = {s.name for s in self.topo.switches}
         for link in links:
             for node, port in ((link.a, link.a_port), (link.b, link.b_port)):
-                net.get(node).cmd(f"ip link set dev {self._intf(node, port)} {state}")
+                intf = self._intf(node, port)
+                if node in switches:  # switch interfaces live in the root namespace
+                    set_link_state(intf, state == "up")
+                else:  # a host's, inside its own namespace
+                    net.get(node).cmd(f"ip link set dev {shlex.quote(intf)} {state}")
         return len(links)
 
     def fail_link(self, a: str, b: str) -> int:

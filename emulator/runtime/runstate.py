@@ -19,11 +19,12 @@ import json
 import os
 import shutil
 import signal
-import subprocess
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from emulator.runtime.links import delete_link
 
 STATE_ROOT = Path(os.environ.get("FABEMU_STATE_DIR", "/tmp/fabemu-runs"))
 
@@ -119,8 +120,7 @@ class RunState:
                     os.kill(p["pid"], signal.SIGKILL)
             done.append(f"killed {p['what']} (pid {p['pid']})")
         for name in self.links:
-            res = subprocess.run(["ip", "link", "del", name], capture_output=True, timeout=20)
-            if res.returncode == 0:
+            if delete_link(name):
                 done.append(f"deleted link {name}")
         shutil.rmtree(self.path.parent, ignore_errors=True)  # record + run files (logs)
         return done
