@@ -69,7 +69,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args._run(args) or 0)
     except UserError as exc:
-        print(f"fabemu {args.command}: error: {exc}", file=sys.stderr)
+        text = str(exc)
+        # diagnostics that carry their own "file:line:col: error:" stand as they are
+        prefix = "" if ": error: " in text.split("\n", 1)[0] else "error: "
+        print(f"fabemu {args.command}: {prefix}{text}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         print(f"fabemu {args.command}: interrupted", file=sys.stderr)
