@@ -152,32 +152,11 @@ def p4info_text(doc: dict[str, Any], counter_units: dict[str, str] | None = None
             s += "  with_selector: true\n"
         out.append(s + f"  size: {p['max_size']}\n}}\n")
     for c in doc["counter_arrays"]:
-        kind = "direct_counters" if c["is_direct"] else "counters"
-        s = (
-            f"{kind} {{\n"
-            + _preamble("  ", cid[c["name"]], c["name"], alias[c["name"]])
-            + f"  spec {{\n    unit: {UNITS.get((counter_units or {}).get(c['name'], ''), 'BOTH')}\n  }}\n"
-        )
-        s += (
-            f"  direct_table_id: {tid[c['binding']]}\n"
-            if c["is_direct"]
-            else f"  size: {c['size']}\n"
-        )
-        out.append(s + "}\n")
+        unit = UNITS.get((counter_units or {}).get(c["name"], ""), "BOTH")
+        out.append(_counter_or_meter("counters", c, cid[c["name"]], alias, unit, tid))
     for m in doc["meter_arrays"]:
-        kind = "direct_meters" if m["is_direct"] else "meters"
         unit = "BYTES" if m["type"] == "bytes" else "PACKETS"
-        s = (
-            f"{kind} {{\n"
-            + _preamble("  ", mid[m["name"]], m["name"], alias[m["name"]])
-            + f"  spec {{\n    unit: {unit}\n  }}\n"
-        )
-        s += (
-            f"  direct_table_id: {tid[m['binding']]}\n"
-            if m["is_direct"]
-            else f"  size: {m['size']}\n"
-        )
-        out.append(s + "}\n")
+        out.append(_counter_or_meter("meters", m, mid[m["name"]], alias, unit, tid))
     for r in doc["register_arrays"]:
         s = "registers {\n" + _preamble(
             "  ", ids.get("register", r["name"]), r["name"], alias[r["name"]]
@@ -196,3 +175,22 @@ def p4info_text(doc: dict[str, Any], counter_units: dict[str, str] | None = None
         s += f"  match {{\n    id: 1\n    bitwidth: {v['compressed_bitwidth']}\n    match_type: EXACT\n  }}\n"
         out.append(s + f"  size: {v['max_size']}\n}}\n")
     return "".join(out)
+
+
+def _counter_or_meter(
+    kind: str,
+    obj: dict[str, Any],
+    oid: int,
+    alias: dict[str, str],
+    unit: str,
+    tid: dict[str, int],
+) -> str:
+    """A counter or meter array entry, or its ``direct_`` form bound to a table."""
+    direct = obj["is_direct"]
+    s = (
+        f"{'direct_' if direct else ''}{kind} {{\n"
+        + _preamble("  ", oid, obj["name"], alias[obj["name"]])
+        + f"  spec {{\n    unit: {unit}\n  }}\n"
+    )
+    s += f"  direct_table_id: {tid[obj['binding']]}\n" if direct else f"  size: {obj['size']}\n"
+    return s + "}\n"
