@@ -16,7 +16,7 @@ import tempfile
 import time
 
 from emulator.scaler import sweep
-from emulator.scaler.fabric import EXTENSION_100K_GPUS, LLAMA3_GPUS
+from emulator.scaler.model.fabric import EXTENSION_100K_GPUS, LLAMA3_GPUS
 from emulator.scaler.sweep import Scenario
 
 TARGETS = {LLAMA3_GPUS: 5.0, EXTENSION_100K_GPUS: 60.0}

@@ -19,9 +19,9 @@ from pathlib import Path
 
 import numpy as np
 
-from emulator.scaler.emufit import fit_runs, holdout
-from emulator.scaler.emulated import PATHS, read_runs
-from emulator.scaler.emurun import Case, run_case
+from emulator.scaler.calibration.emufit import fit_runs, holdout
+from emulator.scaler.calibration.emulated import PATHS, read_runs
+from emulator.scaler.calibration.emurun import Case, run_case
 
 KIB = 1024
 LB = (("ecmp", 1), ("ecmp", 4), ("eecmp", 1), ("eecmp", 4))

@@ -1,7 +1,7 @@
 """fabemu scaler layer: predict load balance and collective time at 24K-100K GPUs.
 
-fabric (shape) -> collectives (traffic phases) -> flowkeys + vhash (RoCEv2 keys, numpy CRC)
--> routing (per-mode paths, link loads) -> model (alpha-beta time); ballsbins (closed
-forms), validate (published figures), calibrate (fit on runs), layout (training step),
-sweep / report / cli (``fabemu scale``).  See docs/scaler.md.
+``model/`` is the analytic model (fabric shape, collectives, RoCEv2 flow keys and hashes,
+routing, alpha-beta timing, closed forms and published figures); ``calibration/`` fits it
+to measured runs through one least-squares pipeline; sweep / report / cli make
+``fabemu scale``.  See docs/scaler.md.
 """

@@ -14,12 +14,12 @@ from typing import Any
 
 from emulator.errors import UserError
 from emulator.scaler import report, sweep
-from emulator.scaler.calibcli import calibrate
-from emulator.scaler.collectives import COLLECTIVES, PLACEMENTS
-from emulator.scaler.fabric import FABRIC_KINDS, meta_fabric
-from emulator.scaler.layout import StepLayout, step_comm_time
-from emulator.scaler.model import ModelParams
-from emulator.scaler.routing import MODES, modes_for
+from emulator.scaler.calibration.cli import calibrate
+from emulator.scaler.model.collectives import COLLECTIVES, PLACEMENTS
+from emulator.scaler.model.fabric import FABRIC_KINDS, meta_fabric
+from emulator.scaler.model.layout import StepLayout, step_comm_time
+from emulator.scaler.model.routing import MODES, modes_for
+from emulator.scaler.model.timing import ModelParams
 from emulator.scaler.sweep import Scenario, sweep_sizes
 
 HELP = "analytic scaler: predict load balance and collective time at 24K-100K GPUs"
@@ -173,7 +173,7 @@ def run(args: argparse.Namespace) -> int:
             )
         )
     if args.validate:
-        from emulator.scaler.validate import all_checks
+        from emulator.scaler.model.validate import all_checks
 
         checks = [c.as_dict() for c in all_checks()]
         doc["validation"] = checks

@@ -10,12 +10,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from emulator.errors import UserError
-from emulator.scaler import ballsbins
-from emulator.scaler.collectives import plan_collective
-from emulator.scaler.fabric import ClosFabric, meta_fabric
-from emulator.scaler.maxmin import connection_rates
-from emulator.scaler.model import ModelParams, evaluate
-from emulator.scaler.routing import HASHED_MODES, MODES, modes_for
+from emulator.scaler.model import ballsbins
+from emulator.scaler.model.collectives import plan_collective
+from emulator.scaler.model.fabric import ClosFabric, meta_fabric
+from emulator.scaler.model.maxmin import connection_rates
+from emulator.scaler.model.routing import HASHED_MODES, MODES, modes_for
+from emulator.scaler.model.timing import ModelParams, evaluate
 
 
 @dataclass(frozen=True)

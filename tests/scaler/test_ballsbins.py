@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from emulator.scaler import ballsbins as bb
+from emulator.scaler.model import ballsbins as bb
 
 
 def brute_max_distribution(m: int, n: int) -> dict[int, Fraction]:

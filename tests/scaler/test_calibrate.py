@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from emulator.errors import UserError
-from emulator.scaler.calibrate import fit, holdout, load_points, predict, synthetic_points
-from emulator.scaler.model import ModelParams
+from emulator.scaler.calibration.points import fit, holdout, load_points, predict, synthetic_points
+from emulator.scaler.model.timing import ModelParams
 
 SMALL = {
     "name": "emu",
@@ -94,7 +94,7 @@ def test_bad_files_give_precise_errors(tmp_path: Path) -> None:
 
 
 def test_adapter_from_collective_record() -> None:
-    from emulator.scaler.calibrate import point_from_collective_record
+    from emulator.scaler.calibration.points import point_from_collective_record
 
     rec = {
         "name": "ar",

@@ -24,9 +24,9 @@ from hypothesis import strategies as st
 
 from emulator.cli.main import main
 from emulator.errors import UserError
-from emulator.scaler.emufit import EmuParams, fit_runs, holdout, predict_time
-from emulator.scaler.emulated import parse_rate, phases, read_runs, slowdowns
-from emulator.scaler.emurun import Case
+from emulator.scaler.calibration.emufit import EmuParams, fit_runs, holdout, predict_time
+from emulator.scaler.calibration.emulated import parse_rate, phases, read_runs, slowdowns
+from emulator.scaler.calibration.emurun import Case
 
 FIXTURES = Path(__file__).parent / "calib_runs"
 HOLDOUT_TOLERANCE = 0.15
@@ -212,7 +212,7 @@ def test_bad_inputs_are_user_errors(tmp_path: Path) -> None:
 
 
 def _regenerate() -> None:
-    from emulator.scaler.emurun import run_case
+    from emulator.scaler.calibration.emurun import run_case
 
     if FIXTURES.exists():
         shutil.rmtree(FIXTURES)

@@ -58,8 +58,8 @@ def test_same_seed_same_report(tmp_path: Path) -> None:
 
 
 def test_calibrate_and_validate_options(tmp_path: Path) -> None:
-    from emulator.scaler.calibrate import synthetic_points
-    from emulator.scaler.model import ModelParams
+    from emulator.scaler.calibration.points import synthetic_points
+    from emulator.scaler.model.timing import ModelParams
 
     fabric = {
         "name": "emu",

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from emulator.errors import UserError
-from emulator.scaler.collectives import place_hosts, plan_collective
-from emulator.scaler.fabric import meta_fabric
+from emulator.scaler.model.collectives import place_hosts, plan_collective
+from emulator.scaler.model.fabric import meta_fabric
 
 F = meta_fabric(512)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from emulator.errors import UserError
-from emulator.scaler.fabric import EXTENSION_100K_GPUS, LLAMA3_GPUS, ClosFabric, meta_fabric
+from emulator.scaler.model.fabric import EXTENSION_100K_GPUS, LLAMA3_GPUS, ClosFabric, meta_fabric
 
 
 def test_llama3_shape() -> None:
@@ -40,7 +40,7 @@ def test_bad_shapes(kwargs: dict[str, object], match: str) -> None:
 
 
 def test_adapts_the_topology_layers_scale_spec() -> None:
-    from emulator.scaler.fabric import from_scale_spec
+    from emulator.scaler.model.fabric import from_scale_spec
     from emulator.topology.scale import ScaleSpec
 
     spec = ScaleSpec(name="llama3")

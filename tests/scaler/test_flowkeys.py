@@ -8,8 +8,8 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from emulator.scaler.fabric import meta_fabric
-from emulator.scaler.flowkeys import ROCEV2_UDP_PORT, flow_keys, gpu_ipv4, udp_sport
+from emulator.scaler.model.fabric import meta_fabric
+from emulator.scaler.model.flowkeys import ROCEV2_UDP_PORT, flow_keys, gpu_ipv4, udp_sport
 
 qpn = st.integers(min_value=0, max_value=2**24 - 1)
 

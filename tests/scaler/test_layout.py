@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from emulator.errors import UserError
-from emulator.scaler.fabric import meta_fabric
-from emulator.scaler.layout import StepLayout, step_comm_time
-from emulator.scaler.model import ModelParams
+from emulator.scaler.model.fabric import meta_fabric
+from emulator.scaler.model.layout import StepLayout, step_comm_time
+from emulator.scaler.model.timing import ModelParams
 
 
 def test_tp_term_is_the_nvlink_ring_formula() -> None:

@@ -7,10 +7,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from emulator.scaler.collectives import plan_collective
-from emulator.scaler.fabric import meta_fabric
-from emulator.scaler.maxmin import connection_rates, max_min_rates
-from emulator.scaler.routing import link_loads
+from emulator.scaler.model.collectives import plan_collective
+from emulator.scaler.model.fabric import meta_fabric
+from emulator.scaler.model.maxmin import connection_rates, max_min_rates
+from emulator.scaler.model.routing import link_loads
 
 
 def reference(paths: list[list[int]], caps: list[float]) -> list[float]:

@@ -7,9 +7,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from emulator.scaler.collectives import plan_collective
-from emulator.scaler.fabric import meta_fabric
-from emulator.scaler.model import ModelParams, evaluate, features, step_time
+from emulator.scaler.model.collectives import plan_collective
+from emulator.scaler.model.fabric import meta_fabric
+from emulator.scaler.model.timing import ModelParams, evaluate, features, step_time
 
 
 def test_uncongested_ring_matches_alpha_beta_formula() -> None:

@@ -8,9 +8,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from emulator.errors import UserError
-from emulator.scaler.fabric import meta_fabric
-from emulator.scaler.flowkeys import IP_PROTO_UDP, ROCEV2_UDP_PORT, flow_keys
-from emulator.scaler.routing import choose_paths, expand_qps, link_loads
+from emulator.scaler.model.fabric import meta_fabric
+from emulator.scaler.model.flowkeys import IP_PROTO_UDP, ROCEV2_UDP_PORT, flow_keys
+from emulator.scaler.model.routing import choose_paths, expand_qps, link_loads
 from emulator.target.hashes import v1model_hash
 
 FABRIC = meta_fabric(24_576)

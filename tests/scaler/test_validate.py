@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from emulator.scaler import validate
+from emulator.scaler.model import validate
 
 
 def test_birthday_probability_with_the_real_hash() -> None:
@@ -39,8 +39,8 @@ def test_hashed_uplink_max_matches_balls_in_bins_over_seeds() -> None:
     """Mean over seeds of the hashed max RTSW-uplink load vs the closed-form expectation."""
     import numpy as np
 
-    from emulator.scaler.fabric import meta_fabric
-    from emulator.scaler.model import ModelParams
+    from emulator.scaler.model.fabric import meta_fabric
+    from emulator.scaler.model.timing import ModelParams
     from emulator.scaler.sweep import Scenario, run_one
 
     f = meta_fabric(6144)

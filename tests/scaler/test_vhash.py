@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from emulator.scaler.vhash import crc16_rows, crc32_rows, crc_rows, pack_fields_np
+from emulator.scaler.model.vhash import crc16_rows, crc32_rows, crc_rows, pack_fields_np
 from emulator.target import hashes
 
 widths = st.integers(min_value=1, max_value=64)

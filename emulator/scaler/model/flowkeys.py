@@ -23,8 +23,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from emulator.scaler.fabric import ClosFabric
-from emulator.scaler.vhash import pack_fields_np
+from emulator.scaler.model.fabric import ClosFabric
+from emulator.scaler.model.vhash import pack_fields_np
 
 ROCEV2_UDP_PORT = 4791
 IP_PROTO_UDP = 17

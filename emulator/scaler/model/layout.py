@@ -17,10 +17,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from emulator.errors import UserError
-from emulator.scaler.collectives import place_hosts
-from emulator.scaler.fabric import ClosFabric
-from emulator.scaler.model import ModelParams, step_time
-from emulator.scaler.routing import link_loads
+from emulator.scaler.model.collectives import place_hosts
+from emulator.scaler.model.fabric import ClosFabric
+from emulator.scaler.model.routing import link_loads
+from emulator.scaler.model.timing import ModelParams, step_time
 
 
 @dataclass(frozen=True)

@@ -30,9 +30,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from emulator.errors import UserError
-from emulator.scaler.fabric import ClosFabric
-from emulator.scaler.flowkeys import flow_keys
-from emulator.scaler.vhash import crc_rows
+from emulator.scaler.model.fabric import ClosFabric
+from emulator.scaler.model.flowkeys import flow_keys
+from emulator.scaler.model.vhash import crc_rows
 from emulator.target.hashes import CRC16_ARC, CRC32_ISO_HDLC, CrcParams
 
 ROCE_MODES = ("ecmp", "eecmp", "pinning")

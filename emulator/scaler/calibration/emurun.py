@@ -14,7 +14,7 @@ from pathlib import Path
 
 from emulator.errors import UserError
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 SCENARIO = ROOT / "scenarios" / "calibration" / "allreduce.yaml"
 
 

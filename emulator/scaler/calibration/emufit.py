@@ -29,8 +29,9 @@ from typing import Any
 import numpy as np
 
 from emulator.errors import UserError
-from emulator.scaler.emulated import PATHS, EmulatedRun, phases, slowdowns
-from emulator.scaler.model import ModelParams
+from emulator.scaler.calibration.emulated import PATHS, EmulatedRun, phases, slowdowns
+from emulator.scaler.calibration.fitting import fit_terms
+from emulator.scaler.model.timing import ModelParams
 
 TERMS = ("alpha0_s", "alpha_bits", "inv_eff", "pen_over_eff")
 
@@ -151,13 +152,9 @@ def fit_runs(runs: list[EmulatedRun], paths: str = "measured", seed: int = 0) ->
         cols.remove(0)  # one link rate: alpha0 and alpha_bits are collinear
     if not np.any(X[:, 3] > 1e-12):
         cols.remove(3)  # no collision anywhere: the penalty is unidentifiable
-    theta_c, cov_c = _wls(X[:, cols], y, w)
-    if 0 in cols and theta_c[0] < 0:  # no rate-independent latency to speak of
-        cols.remove(0)
-        theta_c, cov_c = _wls(X[:, cols], y, w)
-    theta, se = np.zeros(4), np.zeros(4)
-    theta[cols] = theta_c
-    se[cols] = np.sqrt(np.clip(np.diag(cov_c), 0, None))
+    # A negative alpha0: no rate-independent latency to speak of.
+    fitted = fit_terms(X, y, w, cols, [lambda t: 0 if t[0] < 0 else None])
+    theta, se = fitted.theta, fitted.stderr
     if theta[2] <= 0:
         raise UserError("calibration failed: fitted bandwidth term is not positive")
     eff = 1.0 / theta[2]
@@ -172,14 +169,6 @@ def fit_runs(runs: list[EmulatedRun], paths: str = "measured", seed: int = 0) ->
     return EmuFit(
         params, stderr, paths, tuple(runs), pred, tuple(excluded_label(r) for r in dropped)
     )
-
-
-def _wls(X: np.ndarray, y: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    Xw, yw = X * w[:, None], y * w
-    theta, *_ = np.linalg.lstsq(Xw, yw, rcond=None)
-    resid = yw - Xw @ theta
-    sigma2 = float(resid @ resid) / max(1, len(y) - X.shape[1])
-    return theta, sigma2 * np.linalg.pinv(Xw.T @ Xw)
 
 
 def split_by_size(

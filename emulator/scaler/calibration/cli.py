@@ -1,8 +1,8 @@
 """``fabemu scale --calibrate``: fit on emulator RunResults (or calibration points), print.
 
 Emulator RunResult files (or directories of them) get the rate-aware fit of
-:mod:`emulator.scaler.emufit`; plain calibration-point JSON keeps the older fit of
-:mod:`emulator.scaler.calibrate`.  Either way the extrapolation uses the fitted
+:mod:`emulator.scaler.calibration.emufit`; plain calibration-point JSON keeps the older fit of
+:mod:`emulator.scaler.calibration.points`.  Either way the extrapolation uses the fitted
 efficiency and penalty; the emulator's latency is only carried over in its
 rate-proportional part (``alpha_bits / nic rate``) on top of the production software alpha.
 """
@@ -19,11 +19,11 @@ from rich.table import Table
 
 from emulator.errors import UserError
 from emulator.scaler import report
-from emulator.scaler.calibrate import fit, holdout, load_points
-from emulator.scaler.emufit import fit_runs
-from emulator.scaler.emufit import holdout as emu_holdout
-from emulator.scaler.emulated import PATHS, expand_paths, is_run_result, read_runs
-from emulator.scaler.model import ModelParams
+from emulator.scaler.calibration.emufit import fit_runs
+from emulator.scaler.calibration.emufit import holdout as emu_holdout
+from emulator.scaler.calibration.emulated import PATHS, expand_paths, is_run_result, read_runs
+from emulator.scaler.calibration.points import fit, holdout, load_points
+from emulator.scaler.model.timing import ModelParams
 
 
 def _is_runs(paths: list[Path]) -> bool:

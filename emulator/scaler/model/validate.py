@@ -17,12 +17,12 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from emulator.scaler import ballsbins
-from emulator.scaler.collectives import plan_collective
-from emulator.scaler.fabric import meta_fabric
-from emulator.scaler.flowkeys import flow_keys
-from emulator.scaler.model import evaluate
-from emulator.scaler.routing import LAYER_HASH, lb_hash
+from emulator.scaler.model import ballsbins
+from emulator.scaler.model.collectives import plan_collective
+from emulator.scaler.model.fabric import meta_fabric
+from emulator.scaler.model.flowkeys import flow_keys
+from emulator.scaler.model.routing import LAYER_HASH, lb_hash
+from emulator.scaler.model.timing import evaluate
 
 PUBLISHED_MAX_OVER_MEAN = 1.2
 PUBLISHED_EECMP_GAIN = 0.40

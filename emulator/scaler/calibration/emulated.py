@@ -33,8 +33,8 @@ import numpy as np
 from pydantic import ValidationError
 
 from emulator.errors import UserError
-from emulator.scaler.fabric import ClosFabric
-from emulator.scaler.routing import link_loads
+from emulator.scaler.model.fabric import ClosFabric
+from emulator.scaler.model.routing import link_loads
 
 PATHS = ("measured", "replay", "model")
 _RATE = re.compile(r"^\s*([0-9]+(?:\.[0-9]+)?)\s*([kmgt]?)(?:bps|b/s)?\s*$", re.IGNORECASE)

@@ -24,10 +24,11 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from emulator.errors import UserError
-from emulator.scaler.collectives import plan_collective
-from emulator.scaler.emulated import read_json
-from emulator.scaler.fabric import ClosFabric
-from emulator.scaler.model import (
+from emulator.scaler.calibration.emulated import read_json
+from emulator.scaler.calibration.fitting import fit_terms
+from emulator.scaler.model.collectives import plan_collective
+from emulator.scaler.model.fabric import ClosFabric
+from emulator.scaler.model.timing import (
     ModelParams,
     PhaseResult,
     evaluate,
@@ -176,12 +177,10 @@ def fit(points: list[CalibrationPoint], fixed: ModelParams | None = None) -> Fit
     fixed = fixed or ModelParams()
     X, y, routed = _design(points, fixed)
     w = 1.0 / np.array([p.measured_time_s for p in points])  # relative-error weighting
-    cols = [0, 1, 2]
-    theta, cov = _wls(X[:, cols], y, w)
-    if theta[2] < 0 or not np.any(X[:, 2]):  # penalty unidentifiable or negative: drop it
-        cols = [0, 1]
-        theta, cov = _wls(X[:, cols], y, w)
-        theta, cov = np.append(theta, 0.0), np.pad(cov, ((0, 1), (0, 1)))
+    # The penalty is unidentifiable without collisions, and clamped to >= 0.
+    cols = [0, 1, 2] if np.any(X[:, 2]) else [0, 1]
+    fitted = fit_terms(X, y, w, cols, [lambda t: 2 if t[2] < 0 else None])
+    theta, se = fitted.theta, fitted.stderr
     if theta[1] <= 0:
         raise UserError(
             "calibration failed: fitted bandwidth term is not positive (check the runs)"
@@ -190,7 +189,6 @@ def fit(points: list[CalibrationPoint], fixed: ModelParams | None = None) -> Fit
     params = replace(
         fixed, alpha_s=float(theta[0]), efficiency=float(eff), penalty=float(theta[2] * eff)
     )
-    se = np.sqrt(np.clip(np.diag(cov), 0, None))
     stderr = {
         "alpha_s": float(se[0]),
         "efficiency": float(se[1] * eff**2),  # delta method for 1/theta1
@@ -207,16 +205,6 @@ def fit(points: list[CalibrationPoint], fixed: ModelParams | None = None) -> Fit
         float(np.sqrt(np.mean(np.square(errs)))),
         float(np.max(np.abs(errs))),
     )
-
-
-def _wls(X: np.ndarray, y: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    Xw, yw = X * w[:, None], y * w
-    theta, *_ = np.linalg.lstsq(Xw, yw, rcond=None)
-    dof = max(1, len(y) - X.shape[1])
-    resid = yw - Xw @ theta
-    sigma2 = float(resid @ resid) / dof
-    cov = sigma2 * np.linalg.pinv(Xw.T @ Xw)
-    return theta, cov
 
 
 def _rel_err(fabric, plan, phases, params, point: CalibrationPoint) -> float:  # type: ignore[no-untyped-def]

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from emulator.scaler.fabric import ClosFabric
-from emulator.scaler.routing import LINK_CLASSES, flow_paths, link_capacities, link_sizes
+from emulator.scaler.model.fabric import ClosFabric
+from emulator.scaler.model.routing import LINK_CLASSES, flow_paths, link_capacities, link_sizes
 
 
 def max_min_rates(paths: np.ndarray, capacity: np.ndarray, max_rounds: int = 100_000) -> np.ndarray:

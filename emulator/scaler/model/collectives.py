@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from emulator.errors import UserError
-from emulator.scaler.fabric import ClosFabric
+from emulator.scaler.model.fabric import ClosFabric
 
 COLLECTIVES = ("ring", "hd", "alltoall")
 PLACEMENTS = ("packed", "spread")

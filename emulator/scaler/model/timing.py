@@ -19,14 +19,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from emulator.scaler.collectives import CollectivePlan
-from emulator.scaler.fabric import ClosFabric
-from emulator.scaler.routing import LinkLoads, link_loads
+from emulator.scaler.model.collectives import CollectivePlan
+from emulator.scaler.model.fabric import ClosFabric
+from emulator.scaler.model.routing import LinkLoads, link_loads
 
 
 @dataclass(frozen=True)
 class ModelParams:
-    """The model's free parameters (fitted by :mod:`emulator.scaler.calibrate`)."""
+    """The model's free parameters (fitted by :mod:`emulator.scaler.calibration.points`)."""
 
     alpha_s: float = 8e-6
     efficiency: float = 0.92
