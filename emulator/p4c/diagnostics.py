@@ -26,6 +26,10 @@ class Pos:
 
 NOWHERE = Pos("<unknown>", 0, 0)
 
+#: the stated limits (beyond them: a diagnostic, not a crash)
+MAX_NESTING = 100  # nested expressions, operator chains, blocks, 'if's and type arguments
+MAX_WIDTH = 2048  # bits of a bit<W>/int<W> type, a literal's width prefix or its value
+
 #: file name -> text, for showing the source line under a message
 _SOURCES: dict[str, str] = {}
 
@@ -71,6 +75,29 @@ class CompileError(UserError):
             return head
         caret = " " * max(self.pos.col - 1, 0) + "^"
         return f"{head}\n{line.rstrip()}\n{caret}"
+
+
+def decode_source(data: bytes, name: str) -> str:
+    """Decode a source file as UTF-8; a bad byte is a CompileError at its line and column."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        before = data[: exc.start]
+        line = before.count(b"\n") + 1
+        col = exc.start - (before.rfind(b"\n") + 1) + 1
+        pos = Pos(name, line, col)
+        raise CompileError(
+            pos, f"byte 0x{data[exc.start]:02x} is not UTF-8 (P4 source must be UTF-8 text)"
+        ) from None
+
+
+def read_source(path: str, where: Pos | None = None) -> str:
+    """Read and decode a source file (CompileError if it cannot be read or is not UTF-8)."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise CompileError(where or Pos(path, 0, 0), f"cannot read {path}: {exc.strerror}") from None
+    return decode_source(data, path)
 
 
 def error(pos: Pos, message: str) -> CompileError:
