@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from emulator.errors import UserError
+from emulator.errors import UserError, bad_utf8_position
 
 
 @dataclass(frozen=True)
@@ -82,12 +82,8 @@ def decode_source(data: bytes, name: str) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        before = data[: exc.start]
-        line = before.count(b"\n") + 1
-        col = exc.start - (before.rfind(b"\n") + 1) + 1
-        pos = Pos(name, line, col)
         raise CompileError(
-            pos, f"byte 0x{data[exc.start]:02x} is not UTF-8 (P4 source must be UTF-8 text)"
+            Pos(name, *bad_utf8_position(data, exc)), f"byte 0x{data[exc.start]:02x} is not UTF-8 (P4 source must be UTF-8 text)"
         ) from None
 
 
