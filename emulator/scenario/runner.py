@@ -31,9 +31,9 @@ from emulator import __version__
 from emulator.errors import UserError
 from emulator.measure.results import RunMeta, RunResult
 from emulator.scenario.expect import Verdict, evaluate
+from emulator.scenario.interrupts import SigintDeferral, WallLimit
 from emulator.scenario.load import load_scenario, resolve_path
 from emulator.scenario.schema import Scenario
-from emulator.scenario.wall_limit import WallLimit
 from emulator.topology import spec_to_dict
 
 log = logging.getLogger("fabemu.run")
@@ -285,26 +285,27 @@ def run_scenario(
         fabemu_version=__version__,
     )
     log.info("scenario %s: %s", path, choice.why)
+    late = SigintDeferral()  # started by _execute once the run stops
     try:
-        result, error = _execute(
-            sc, path, choice, outdir, meta, progress or (lambda _msg: None), wall_limit_s
-        )
-    except UserError:
-        _detach_log(handler)
-        raise
-    result.save(outdir / "result.json")  # first, so nothing below can lose it
-    try:
-        from emulator.scenario.metrics import summary_metrics
+        say = progress or (lambda _msg: None)
+        result, error = _execute(sc, path, choice, outdir, meta, say, wall_limit_s, late)
+        result.save(outdir / "result.json")  # first, so nothing below can lose it
+        try:
+            from emulator.scenario.metrics import summary_metrics
 
-        metrics = summary_metrics(result)
-    except Exception as exc:
-        log.exception("computing summary metrics failed")
-        error = error or f"computing summary metrics failed: {exc}"
-        metrics = {}
-    verdicts = evaluate(sc.expect, metrics)
-    outcome = RunOutcome(sc, result, metrics, verdicts, outdir, error)
-    save_outcome(outcome, report=report)
-    _detach_log(handler)
+            metrics = summary_metrics(result)
+        except Exception as exc:
+            log.exception("computing summary metrics failed")
+            error = error or f"computing summary metrics failed: {exc}"
+            metrics = {}
+        verdicts = evaluate(sc.expect, metrics)
+        outcome = RunOutcome(sc, result, metrics, verdicts, outdir, error)
+        save_outcome(outcome, report=report)
+    finally:
+        late.stop()
+        _detach_log(handler)
+    if late.pending:  # a Ctrl-C while results were being saved: they are; now obey it
+        raise KeyboardInterrupt
     return outcome
 
 
@@ -316,6 +317,7 @@ def _execute(
     meta: RunMeta,
     say: Callable[[str], None],
     wall_limit_s: float | None,
+    late: SigintDeferral,
 ) -> tuple[RunResult, str | None]:
     """Prepare, start and run; whatever happens, stop the runtime and return what it has."""
     t0 = time.monotonic()
@@ -355,6 +357,7 @@ def _execute(
         error = meta.incomplete_reason = f"{type(exc).__name__}: {exc}"
         log.exception("run failed")
     finally:
+        late.start()  # from here to the saved results, Ctrl-C waits
         meta.wall_s = round(time.monotonic() - t0, 3)
         if rt is not None:
             try:

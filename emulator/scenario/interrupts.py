@@ -1,6 +1,6 @@
-"""A wall-clock limit on a run (``fabemu run --wall-limit SECONDS``).
+"""How a run is stopped early: a wall-clock limit, and Ctrl-C held off while results are saved.
 
-When the limit passes, a timer thread sends SIGINT to the main thread: the run stops the way
+``WallLimit`` (``fabemu run --wall-limit SECONDS``): when the limit passes, a timer thread sends SIGINT to the main thread: the run stops the way
 Ctrl-C stops it (teardown, partial results kept), and :attr:`WallLimit.fired` tells the
 runner to record "wall-clock limit reached" instead of "interrupted". A real signal rather
 than ``_thread.interrupt_main``: it also wakes a main thread blocked in a system call.
@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import signal
 import threading
-from types import TracebackType
+from types import FrameType, TracebackType
+from typing import Any
 
 
 class WallLimit:
@@ -59,3 +60,25 @@ class WallLimit:
     def reason(self) -> str:
         """What the run records when the limit stopped it."""
         return f"wall-clock limit of {self.seconds:g} s reached"
+
+
+class SigintDeferral:
+    """Between ``start()`` and ``stop()``, SIGINT sets :attr:`pending` instead of raising."""
+
+    def __init__(self) -> None:
+        self.pending = False
+        self._old: Any = None
+
+    def _note(self, _sig: int, _frame: FrameType | None) -> None:
+        self.pending = True
+
+    def start(self) -> None:
+        """Hold SIGINT off (main thread only; elsewhere Python delivers no signals anyway)."""
+        if self._old is None and threading.current_thread() is threading.main_thread():
+            self._old = signal.signal(signal.SIGINT, self._note)
+
+    def stop(self) -> None:
+        """Restore the previous SIGINT handler."""
+        if self._old is not None:
+            signal.signal(signal.SIGINT, self._old)
+            self._old = None
