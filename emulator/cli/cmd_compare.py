@@ -62,6 +62,7 @@ def run(args: argparse.Namespace) -> int:
                 target=args.target,
                 out=sub,
                 progress=say,
+                wall_limit_s=args.wall_limit,
             )
         outcomes.append((label, outcome))
     meta = outcomes[0][1].result.meta

@@ -23,6 +23,22 @@ def add_common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--set", action="append", metavar="KEY=VALUE", help="override a scenario key (repeatable)"
     )
+    parser.add_argument(
+        "--wall-limit",
+        type=_positive_seconds,
+        metavar="SECONDS",
+        help="stop each run after this many wall-clock seconds (partial results kept)",
+    )
+
+
+def _positive_seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not 0 < value < 1e9:
+        raise argparse.ArgumentTypeError(f"must be above 0 seconds: {text!r}")
+    return value
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -41,6 +57,7 @@ def run(args: argparse.Namespace) -> int:
             target=args.target,
             out=args.out,
             progress=say,
+            wall_limit_s=args.wall_limit,
         )
     meta = outcome.result.meta
     console.print(

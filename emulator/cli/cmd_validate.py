@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from emulator.errors import UserError
 from emulator.scenario.load import load_scenario, parse_set
+from emulator.scenario.runner import check_runnable
 
-HELP = "validate scenario files (schema, key paths, referenced files); nothing is started"
+HELP = (
+    "validate scenario files (schema, topology, P4 program, routes, workload hosts, "
+    "expectations); nothing is started"
+)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -23,6 +28,7 @@ def run(args: argparse.Namespace) -> int:
     for path in args.scenarios:
         try:
             sc = load_scenario(path, overrides)
+            check_runnable(sc, Path(path))
         except UserError as exc:
             print(f"INVALID {exc}")
             bad += 1

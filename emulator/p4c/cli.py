@@ -58,6 +58,7 @@ def parse_defines(items: list[str]) -> dict[str, str | None]:
 def run(args: argparse.Namespace) -> int:
     """Compile and write the JSON; errors raise UserError (exit 2)."""
     from emulator.p4c import compile_file
+    from emulator.p4c.diagnostics import read_source
     from emulator.p4c.preprocess import preprocess
 
     if args.arch != "v1model" or args.target != "bmv2":
@@ -73,10 +74,7 @@ def run(args: argparse.Namespace) -> int:
     defines = parse_defines(args.define)
     if args.pp:
         src = Path(args.program)
-        try:
-            text = src.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise UserError(f"{src}: cannot read: {exc.strerror}") from None
+        text = read_source(str(src))
         Path(args.pp).write_text(
             preprocess(text, str(src), args.include, defines).text, encoding="utf-8"
         )

@@ -6,7 +6,8 @@ PROG.p4 ─preprocess─► text+line map ─lexer/parser─► AST ─declare�
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import contextlib
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +16,7 @@ from emulator.p4c import types as T
 from emulator.p4c.controls import ControlLowering
 from emulator.p4c.decls import declare, resolve_type
 from emulator.p4c.deparser import lower_checksum_control, lower_deparser
-from emulator.p4c.diagnostics import CompileError, Pos, end_of
+from emulator.p4c.diagnostics import CompileError, Pos, end_of, read_source
 from emulator.p4c.env import Env, Scope
 from emulator.p4c.exprs import Ctx, const_eval
 from emulator.p4c.externs import lower_call
@@ -35,13 +36,17 @@ def compile_source(
 ) -> dict[str, Any]:
     """Compile P4-16 source text (v1model) to a BMv2 JSON document."""
     pre = preprocess(text, filename, include_dirs, defines)
+    with _too_deep_is_an_error(filename):
+        return _Compiler(parse_program(pre), filename).run()
+
+
+@contextlib.contextmanager
+def _too_deep_is_an_error(filename: str) -> Iterator[None]:
+    """A RecursionError becomes a CompileError (the parser's nesting limit should come first)."""
     try:
-        prog = parse_program(pre)
-        return _Compiler(prog, filename).run()
-    except CompileError:
-        raise
+        yield
     except RecursionError:
-        raise CompileError(Pos(filename, 0, 0), "program too deeply nested") from None
+        raise CompileError(Pos(filename, 1, 1), "program too deeply nested") from None
 
 
 def compile_with_p4info(
@@ -52,14 +57,11 @@ def compile_with_p4info(
     """Compile a file and also produce its P4Info (protobuf text format)."""
     from emulator.p4c.p4info import p4info_text
 
-    p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise CompileError(Pos(str(path), 0, 0), f"cannot read program: {exc.strerror}") from None
+    text = read_source(str(path))
     pre = preprocess(text, str(path), include_dirs, defines)
-    comp = _Compiler(parse_program(pre), str(path))
-    doc = comp.run()
+    with _too_deep_is_an_error(str(path)):
+        comp = _Compiler(parse_program(pre), str(path))
+        doc = comp.run()
     env = comp.env
     if env.anonymous_selectors:
         raise CompileError(
@@ -76,11 +78,7 @@ def compile_file(
     defines: Mapping[str, str | None] | None = None,
 ) -> dict[str, Any]:
     """Compile a P4-16 file (v1model) to a BMv2 JSON document."""
-    p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise CompileError(Pos(str(path), 0, 0), f"cannot read program: {exc.strerror}") from None
+    text = read_source(str(path))
     return compile_source(text, str(path), include_dirs, defines)
 
 

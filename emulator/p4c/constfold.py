@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from emulator.p4c import types as T
+from emulator.p4c.diagnostics import MAX_WIDTH
 
 
 def wrap(value: int, t: T.Type) -> int:
@@ -38,6 +39,10 @@ def fold_binary(op: str, a: int, b: int, t: T.Type) -> int | None:
             return None
         r = a // b if op == "/" else a % b
     elif op == "<<":
+        if b > MAX_WIDTH and not (isinstance(t, T.Bits) and a == 0):
+            if not isinstance(t, T.Bits):
+                raise OverflowError(f"shift by {b} exceeds the limit of {MAX_WIDTH} bits")
+            b = t.width  # every bit shifted out: the same result, without the huge number
         r = a << b
     elif op == ">>":
         r = a >> b

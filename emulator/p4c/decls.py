@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 from emulator.p4c import ast as A
 from emulator.p4c import types as T
-from emulator.p4c.diagnostics import CompileError
+from emulator.p4c.diagnostics import MAX_WIDTH, CompileError
 from emulator.p4c.env import Env
 from emulator.p4c.values import Const, ObjRef, Value
 
@@ -24,6 +24,8 @@ def resolve_type(
         w = const_eval(ref.width, env, T.INFINT)
         if not isinstance(w, Const) or w.value <= 0:
             raise CompileError(ref.pos, "type width must be a positive constant")
+        if w.value > MAX_WIDTH:
+            raise CompileError(ref.pos, f"type width {w.value} is above the limit of {MAX_WIDTH}")
         if k == "varbit":
             return T.Varbit(w.value)
         if k == "int" and w.value < 2:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from emulator.errors import UserError
+from emulator.errors import UserError, bad_utf8_position
 
 
 @dataclass(frozen=True)
@@ -25,6 +25,10 @@ class Pos:
 
 
 NOWHERE = Pos("<unknown>", 0, 0)
+
+#: the stated limits (beyond them: a diagnostic, not a crash)
+MAX_NESTING = 100  # nested expressions, operator chains, blocks, 'if's and type arguments
+MAX_WIDTH = 2048  # bits of a bit<W>/int<W> type, a literal's width prefix or its value
 
 #: file name -> text, for showing the source line under a message
 _SOURCES: dict[str, str] = {}
@@ -71,6 +75,25 @@ class CompileError(UserError):
             return head
         caret = " " * max(self.pos.col - 1, 0) + "^"
         return f"{head}\n{line.rstrip()}\n{caret}"
+
+
+def decode_source(data: bytes, name: str) -> str:
+    """Decode a source file as UTF-8; a bad byte is a CompileError at its line and column."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise CompileError(
+            Pos(name, *bad_utf8_position(data, exc)), f"byte 0x{data[exc.start]:02x} is not UTF-8 (P4 source must be UTF-8 text)"
+        ) from None
+
+
+def read_source(path: str, where: Pos | None = None) -> str:
+    """Read and decode a source file (CompileError if it cannot be read or is not UTF-8)."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise CompileError(where or Pos(path, 0, 0), f"cannot read {path}: {exc.strerror}") from None
+    return decode_source(data, path)
 
 
 def error(pos: Pos, message: str) -> CompileError:

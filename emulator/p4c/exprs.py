@@ -73,7 +73,10 @@ def const_eval(e: A.Expr, env: Env, expected: T.Type | None = None) -> Value:
 
 def lower(e: A.Expr, ctx: Ctx, expected: T.Type | None = None) -> Value:
     """Lower an expression; ``expected`` types untyped integer literals."""
-    v = _lower(e, ctx, expected)
+    try:
+        v = _lower(e, ctx, expected)
+    except (OverflowError, MemoryError, ValueError) as exc:  # e.g. a negative or huge shift
+        raise CompileError(e.pos, f"cannot compute this constant: {exc}") from None
     if (
         expected is not None
         and isinstance(v, Const)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from emulator.p4c.diagnostics import CompileError, Pos
+from emulator.p4c.diagnostics import MAX_WIDTH, CompileError, Pos
 from emulator.p4c.preprocess import Preprocessed
 
 KEYWORDS = frozenset(
@@ -120,6 +120,22 @@ def parse_int(text: str) -> tuple[int, int | None, bool]:
     return v, width, signed
 
 
+def _check_int(text: str, pos: Pos) -> None:
+    """Integer literals within the stated limit (MAX_WIDTH bits, width prefix included)."""
+    m = re.match(r"(\d+)[ws]", text)
+    too_big = f"integer literal is larger than the limit of {MAX_WIDTH} bits"
+    if m and (len(m.group(1)) > 5 or int(m.group(1)) > MAX_WIDTH):
+        raise CompileError(pos, f"integer width {m.group(1)} is above the limit of {MAX_WIDTH}")
+    if len(text) > MAX_WIDTH + 8:  # more digits than even binary needs
+        raise CompileError(pos, too_big)
+    try:
+        value = parse_int(text)[0]
+    except ValueError:
+        raise CompileError(pos, f"malformed integer literal {text!r}") from None
+    if value.bit_length() > MAX_WIDTH:
+        raise CompileError(pos, too_big)
+
+
 def tokenize(pre: Preprocessed) -> list[Token]:
     """Split preprocessed text into tokens with original source positions."""
     toks: list[Token] = []
@@ -139,7 +155,9 @@ def tokenize(pre: Preprocessed) -> list[Token]:
                 line += 1
                 line_start = m.end()
         else:
-            if kind == "id" and s in KEYWORDS:
+            if kind == "int":
+                _check_int(s, pre.pos(line, col))
+            elif kind == "id" and s in KEYWORDS:
                 kind = "kw"
             elif kind == "punct":
                 kind = "op"

@@ -6,8 +6,11 @@ argument list with ``<``; everywhere else ``<`` is less-than.
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
+
 from emulator.p4c import ast as A
-from emulator.p4c.diagnostics import CompileError
+from emulator.p4c.diagnostics import MAX_NESTING, CompileError
 from emulator.p4c.lexer import Token, parse_int
 
 BUILTIN_TYPE_KW = ("bit", "int", "varbit", "bool", "error", "string", "void", "tuple")
@@ -30,6 +33,20 @@ class ExprParser:
         self.i = 0
         self.type_names: set[str] = {"packet_in", "packet_out"}
         self.type_scopes: list[set[str]] = []
+        self.depth = 0  # nesting level, against MAX_NESTING
+
+    @contextlib.contextmanager
+    def nested(self, tok: Token, levels: int = 1) -> Iterator[None]:
+        """One nesting level deeper while inside; deeper than MAX_NESTING is an error at ``tok``."""
+        self.depth += levels
+        try:
+            if self.depth > MAX_NESTING:
+                raise CompileError(
+                    tok.pos, f"nested deeper than the limit of {MAX_NESTING} levels"
+                )
+            yield
+        finally:
+            self.depth -= levels
 
     # -------------------------------------------------------------- cursor helpers
     @property
@@ -104,6 +121,10 @@ class ExprParser:
         return t.kind == "id" and self.is_type_name(t.text)
 
     def parse_type(self) -> A.TypeRef:
+        with self.nested(self.tok):
+            return self._parse_type()
+
+    def _parse_type(self) -> A.TypeRef:
         t = self.tok
         base = self._parse_base_type()
         while self.tok.is_op("["):
@@ -189,17 +210,24 @@ class ExprParser:
 
     def _binary(self, min_prec: int) -> A.Expr:
         left = self._unary()
+        chained = 0  # a chain a+b+c+... nests its left operands: each link is a level
         while True:
             op = self._binop_here()
             if op is None or _BINARY[op] < min_prec:
                 return left
-            self.advance()
-            if op == ">>":
+            chained += 1
+            with self.nested(self.tok, chained):
                 self.advance()
-            right = self._binary(_BINARY[op] + 1)
+                if op == ">>":
+                    self.advance()
+                right = self._binary(_BINARY[op] + 1)
             left = A.Binary(left.pos, op, left, right)
 
     def _unary(self) -> A.Expr:
+        with self.nested(self.tok):
+            return self._unary_here()
+
+    def _unary_here(self) -> A.Expr:
         t = self.tok
         if t.kind == "op" and t.text in ("!", "~", "-", "+"):
             self.advance()

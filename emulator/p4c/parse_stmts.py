@@ -231,6 +231,10 @@ class StmtParser(ExprParser):
         return A.Block(t.pos, tuple(stmts))
 
     def statement(self) -> A.Stmt:
+        with self.nested(self.tok):
+            return self._statement()
+
+    def _statement(self) -> A.Stmt:
         annos = self.annotations()
         t = self.tok
         if t.is_op("{"):

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pcpp
 
-from emulator.p4c.diagnostics import CompileError, Pos, remember_source
+from emulator.p4c.diagnostics import CompileError, Pos, decode_source, remember_source
 
 #: where core.p4 and v1model.p4 live
 INCLUDE_DIR = Path(__file__).resolve().parent / "include"
@@ -47,15 +47,21 @@ class _Pre(pcpp.Preprocessor):
     def on_error(self, file: str, line: int, msg: str) -> None:
         self.errors.append((file, line, msg))
 
+    def where(self) -> tuple[str, int]:
+        """(file, line) of the directive being processed, as far as pcpp tells."""
+        tok = getattr(self, "lastdirective", None)
+        return str(getattr(tok, "source", "") or ""), int(getattr(tok, "lineno", 0) or 0)
+
     def on_include_not_found(
         self, is_malformed: bool, is_system_include: bool, curdir: str, includepath: str
     ) -> None:
-        self.errors.append(("", 0, f"cannot find include file {includepath}"))
+        self.errors.append((*self.where(), f"cannot find include file {includepath}"))
         raise pcpp.OutputDirective(pcpp.Action.IgnoreAndRemove)
 
     def on_file_open(self, is_system_include: bool, includepath: str) -> io.StringIO:
-        with open(includepath, encoding="utf-8", errors="replace") as fh:
-            return io.StringIO(blank_comments(fh.read()))
+        text = decode_source(Path(includepath).read_bytes(), includepath)  # OSError: next dir
+        remember_source(includepath, text)
+        return io.StringIO(blank_comments(text))
 
 
 _COMMENT_RE = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"', re.S)
@@ -117,11 +123,12 @@ def preprocess(
         pre.write(out)
     except CompileError:
         raise
-    except Exception as exc:  # pcpp failing on malformed input
-        raise CompileError(Pos(filename, 0, 0), f"preprocessor failed: {exc}") from None
+    except Exception as exc:  # pcpp failing on malformed input: blame the directive
+        pre.errors.insert(0, (*pre.where(), f"malformed directive ({type(exc).__name__}: {exc})"))
     if pre.errors:
         f, line, msg = pre.errors[0]
-        raise CompileError(Pos(f or filename, line or 0, 1), f"preprocessor: {msg.strip()}")
+        f = _original_name(f, filename) if f else filename
+        raise CompileError(Pos(f, line or 1, 1), f"preprocessor: {msg.strip()}")
     lines_out: list[str] = []
     line_map: list[tuple[str, int]] = []
     cur_file, cur_line = filename, 1

@@ -5,8 +5,19 @@ Netlink instead of shelling out to ``ip``: no command strings, errors as excepti
 
 from __future__ import annotations
 
+import re
+
 from pyroute2 import IPRoute
 from pyroute2.netlink.exceptions import NetlinkError
+
+#: the root-namespace interfaces fabemu creates: switch ports named after fabemu's switch
+#: names (``rtswN-ethP``, ``ctswN-ethP``, ``atswN-ethP``; see emulator.topology.addressing)
+_FABEMU_LINK = re.compile(r"(?:rtsw|ctsw|atsw)\d{1,5}-eth\d{1,3}")
+
+
+def is_fabemu_link(name: str) -> bool:
+    """Whether ``name`` is one of fabemu's interface names (the only ones clean deletes)."""
+    return bool(_FABEMU_LINK.fullmatch(name)) and len(name) <= 15  # IFNAMSIZ - 1
 
 
 def link_exists(name: str) -> bool:

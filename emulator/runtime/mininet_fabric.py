@@ -22,7 +22,6 @@ up where they would at full scale; BMv2 gets ``set_queue_rate`` per port (packet
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import hashlib
 import json
 import os
@@ -41,6 +40,7 @@ from emulator.errors import UserError
 from emulator.runtime.links import link_exists, set_link_state
 from emulator.runtime.mininet_switch import Bmv2Switch, FabemuSwitch, P4ProcessSwitch
 from emulator.runtime.runstate import STATE_ROOT, RunState
+from emulator.runtime.statedir import take_run_lock
 from emulator.topology import ResolvedTopology
 
 BMV2_FRAME_BYTES = 1024 + 24  # frame + wire overhead used to turn rates into packets/s
@@ -56,27 +56,8 @@ Program = str | Path | Mapping[str, Any]  # a BMv2 JSON file, or the JSON docume
 
 
 def _take_run_lock() -> int:
-    """Wait (bounded) for the machine-wide Mininet run lock; return its fd (close = release).
-
-    Two runs of fabrics with the same interface names would clobber each other (Mininet
-    deletes a same-named interface before creating its own), so Mininet runs take turns.
-    The fd is not inherited by children and the kernel drops the lock when the holder dies.
-    """
-    STATE_ROOT.mkdir(parents=True, exist_ok=True)
-    fd = os.open(STATE_ROOT / RUN_LOCK, os.O_RDWR | os.O_CREAT, 0o644)
-    deadline = time.monotonic() + RUN_LOCK_WAIT_S
-    while True:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            return fd
-        except BlockingIOError:
-            if time.monotonic() >= deadline:
-                os.close(fd)
-                raise UserError(
-                    f"another Mininet run held {STATE_ROOT / RUN_LOCK} for "
-                    f"{RUN_LOCK_WAIT_S:g} s; wait for it to finish"
-                ) from None
-            time.sleep(0.2)
+    """Wait (bounded) for the machine-wide Mininet run lock; return its fd (close = release)."""
+    return take_run_lock(STATE_ROOT, RUN_LOCK, RUN_LOCK_WAIT_S)
 
 
 def workload_hosts(d: Mapping[str, Any]) -> set[str] | None:
@@ -159,8 +140,8 @@ class MininetFabric:
                     f"interface {taken[0]} already exists: another fabemu run is active, or a "
                     "killed one left it behind (run `fabemu clean`)"
                 )
+            self.state = RunState.create(self.run_id)  # the state dirs first: mode 0700
             self.run_dir.mkdir(parents=True, exist_ok=True)
-            self.state = RunState.create(self.run_id)
             self.program_files = self._write_programs()
             if _in_main_thread():  # SIGTERM -> orderly teardown
                 self._old_sigterm = signal.signal(signal.SIGTERM, _sigterm_to_exit)

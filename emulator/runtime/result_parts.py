@@ -32,8 +32,12 @@ def numeric(d: Mapping[str, Any]) -> dict[str, float]:
 
 
 def finished_meta(meta: RunMeta, end_ns: int, incomplete: Sequence[str]) -> RunMeta:
-    """``meta`` stamped with the run's end; marked incomplete, with the reasons, when any."""
+    """``meta`` stamped with the run's end; marked incomplete, with the reasons, when any.
+
+    A reason the caller already set (``interrupted``, a wall-clock limit) stays first: it is
+    why the workload did not finish."""
     update: dict[str, Any] = {"end_ns": end_ns}
     if incomplete:
-        update.update(complete=False, incomplete_reason="; ".join(incomplete))
+        reasons = [meta.incomplete_reason] if meta.incomplete_reason else []
+        update.update(complete=False, incomplete_reason="; ".join([*reasons, *incomplete]))
     return meta.model_copy(update=update)

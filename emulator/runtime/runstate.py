@@ -7,9 +7,14 @@ Each run owns ``STATE_ROOT/<run id>/state.json``::
      "links": ["rtsw0-eth1", ...]}      # root-namespace interfaces (switch side of veths)
 
 Processes are recorded with their kernel start time (``/proc/<pid>/stat`` field 22), so a
-PID reused by an unrelated process is never touched. Host namespaces are Mininet's
-(unnamed, held by the host shells and the processes in them): killing those PIDs frees them,
-and deleting a veth end removes its peer.
+PID reused by an unrelated process is never touched; an entry without a start time matches
+nothing. Host namespaces are Mininet's (unnamed, held by the host shells and the processes
+in them): killing those PIDs frees them, and deleting a veth end removes its peer. Only
+links with fabemu's own names (:func:`emulator.runtime.links.is_fabemu_link`) are deleted.
+
+``STATE_ROOT`` is ``/run/fabemu`` (or ``$FABEMU_STATE_DIR``); records whose directory or
+file is not the running user's, or is writable by others, are refused
+(:mod:`emulator.runtime.statedir`).
 """
 
 from __future__ import annotations
@@ -24,9 +29,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from emulator.runtime.links import delete_link
+from emulator.runtime.links import delete_link, is_fabemu_link
+from emulator.runtime.statedir import (
+    UnsafeStateError,
+    check_dir,
+    default_root,
+    ensure_dir,
+    open_checked,
+)
 
-STATE_ROOT = Path(os.environ.get("FABEMU_STATE_DIR", "/tmp/fabemu-runs"))
+STATE_ROOT = default_root()
+RECORD = "state.json"
 
 
 def proc_start_time(pid: int) -> int | None:
@@ -40,10 +53,18 @@ def proc_start_time(pid: int) -> int | None:
     return int(rest[19])  # field 22 overall
 
 
-def same_process(pid: int, start: int | None) -> bool:
-    """True if ``pid`` is alive and is the very process recorded (same start time)."""
-    now = proc_start_time(pid)
-    return now is not None and (start is None or now == start)
+def _is_int(v: object) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def same_process(pid: object, start: object) -> bool:
+    """True if ``pid`` is alive and is the very process recorded (same start time).
+
+    A missing start time, or a PID that is not a plain process (0, 1, negative: process
+    groups or everything), never matches."""
+    if not (_is_int(pid) and _is_int(start)) or pid <= 1:  # type: ignore[operator]
+        return False
+    return proc_start_time(pid) == start  # type: ignore[arg-type]
 
 
 @dataclass
@@ -58,34 +79,42 @@ class RunState:
 
     @classmethod
     def create(cls, run_id: str) -> RunState:
-        """Start the record of a new run owned by this process."""
-        d = STATE_ROOT / run_id
-        d.mkdir(parents=True, exist_ok=True)
-        st = cls(d / "state.json", owner_start=proc_start_time(os.getpid()))
+        """Start the record of a new run owned by this process (directories mode 0700)."""
+        d = ensure_dir(STATE_ROOT) / run_id
+        ensure_dir(d)
+        st = cls(d / RECORD, owner_start=proc_start_time(os.getpid()))
         st.save()
         return st
 
     @classmethod
     def load(cls, path: Path) -> RunState:
-        """Read a record (ValueError if it is not one)."""
-        data = json.loads(path.read_text())
-        return cls(
-            path,
-            owner_pid=int(data["owner_pid"]),
-            owner_start=data.get("owner_start"),
-            pids=list(data.get("pids", [])),
-            links=list(data.get("links", [])),
-        )
+        """Read a record: UnsafeStateError if someone else could have written it, ValueError
+        if it is not a well-formed record."""
+        check_dir(path.parent)
+        fd = open_checked(path, os.O_RDONLY)
+        with os.fdopen(fd, "rb") as fh:
+            data = json.loads(fh.read(1 << 20))
+        if not isinstance(data, dict) or not _is_int(data.get("owner_pid")):
+            raise ValueError("not a run record")
+        pids, links = data.get("pids", []), data.get("links", [])
+        if not (isinstance(pids, list) and all(isinstance(p, dict) for p in pids)):
+            raise ValueError("pids: not a list of entries")
+        if not (isinstance(links, list) and all(isinstance(n, str) for n in links)):
+            raise ValueError("links: not a list of names")
+        return cls(path, data["owner_pid"], data.get("owner_start"), pids, links)
 
     def save(self) -> None:
-        """Write the record atomically."""
+        """Write the record atomically (a new mode-0600 file, never through a symlink)."""
         tmp = self.path.with_suffix(".tmp")
-        tmp.write_text(
-            json.dumps(
-                {"owner_pid": self.owner_pid, "owner_start": self.owner_start,
-                 "pids": self.pids, "links": self.links}, indent=1,
-            )
+        with contextlib.suppress(FileNotFoundError):
+            tmp.unlink()
+        text = json.dumps(
+            {"owner_pid": self.owner_pid, "owner_start": self.owner_start,
+             "pids": self.pids, "links": self.links}, indent=1,
         )  # fmt: skip
+        fd = open_checked(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL)
+        with os.fdopen(fd, "w") as fh:
+            fh.write(text)
         tmp.replace(self.path)
 
     def add_pid(self, pid: int, what: str) -> None:
@@ -105,7 +134,7 @@ class RunState:
     def cleanup(self, grace_s: float = 2.0) -> list[str]:
         """Kill the recorded processes (by PID), delete the recorded links, drop the record."""
         done: list[str] = []
-        alive = [p for p in self.pids if same_process(p["pid"], p.get("start"))]
+        alive = [p for p in self.pids if same_process(p.get("pid"), p.get("start"))]
         for p in alive:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(p["pid"], signal.SIGTERM)
@@ -118,22 +147,41 @@ class RunState:
             if same_process(p["pid"], p.get("start")):
                 with contextlib.suppress(ProcessLookupError):
                     os.kill(p["pid"], signal.SIGKILL)
-            done.append(f"killed {p['what']} (pid {p['pid']})")
+            done.append(f"killed {p.get('what', 'a process')} (pid {p['pid']})")
         for name in self.links:
-            if delete_link(name):
+            if not is_fabemu_link(name):
+                done.append(f"refused to delete link {name!r}: not a fabemu interface name")
+            elif delete_link(name):
                 done.append(f"deleted link {name}")
         shutil.rmtree(self.path.parent, ignore_errors=True)  # record + run files (logs)
         return done
 
 
-def stale_runs() -> list[RunState]:
-    """Records whose owner process is gone (what ``fabemu clean`` removes)."""
-    out = []
-    for path in sorted(STATE_ROOT.glob("*/state.json")):
+def scan_runs() -> tuple[list[RunState], list[str]]:
+    """Records whose owner process is gone (what ``fabemu clean`` removes), and the refused
+    ones (``path: why``). UnsafeStateError if the state directory itself is not trusted."""
+    root = STATE_ROOT
+    if not os.path.lexists(root):
+        return [], []
+    check_dir(root)
+    stale: list[RunState] = []
+    refused: list[str] = []
+    for name in sorted(os.listdir(root)):
+        d = root / name
+        if not d.is_dir():
+            continue  # the lock file: not a run
         try:
-            st = RunState.load(path)
-        except (OSError, ValueError, KeyError):
+            st = RunState.load(d / RECORD)
+        except FileNotFoundError:
+            continue  # a run still creating its record
+        except (UnsafeStateError, OSError, ValueError, KeyError) as exc:
+            refused.append(f"{d}: {exc}")
             continue
         if not st.owner_alive():
-            out.append(st)
-    return out
+            stale.append(st)
+    return stale, refused
+
+
+def stale_runs() -> list[RunState]:
+    """The trusted records whose owner process is gone."""
+    return scan_runs()[0]

@@ -9,7 +9,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from emulator.errors import UserError
+from emulator.errors import UserError, bad_utf8_position
 from emulator.scenario.schema import Scenario
 
 
@@ -82,23 +82,19 @@ def parse_set(items: list[str] | None) -> dict[str, Any]:
         key, sep, raw = item.partition("=")
         if not sep or not key:
             raise ScenarioError(f"--set expects key=value, got {item!r}")
-        out[ALIASES.get(key, key)] = yaml.safe_load(raw)
+        try:
+            out[ALIASES.get(key, key)] = yaml.safe_load(raw)
+        except (yaml.YAMLError, RecursionError):
+            raise ScenarioError(
+                f"--set {key}: value is not a YAML scalar or list: {raw!r}"
+            ) from None
     return out
 
 
 def load_scenario(path: Path | str, overrides: Mapping[str, Any] | None = None) -> Scenario:
     """Read, override and validate a scenario file; raise ScenarioError on any problem."""
     path = Path(path)
-    try:
-        text = path.read_text()
-    except OSError as exc:
-        raise ScenarioError(f"{path}: cannot read scenario: {exc.strerror}") from None
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f":{mark.line + 1}:{mark.column + 1}" if mark else ""
-        raise ScenarioError(f"{path}{where}: not valid YAML: {exc}") from None
+    data = read_yaml(path, "scenario")
     if not isinstance(data, dict):
         raise ScenarioError(f"{path}: (top level): expected a mapping of scenario keys")
     if overrides:
@@ -110,9 +106,53 @@ def load_scenario(path: Path | str, overrides: Mapping[str, Any] | None = None) 
     for key, rel in (("topology", scenario.topology), ("switch.program", scenario.switch.program)):
         if key == "switch.program" and scenario.fabric == "ib":
             continue
-        if not resolve_path(path, rel).exists():
+        if not _is_file(resolve_path(path, rel)):
             raise ScenarioError(f"{path}: {key}: file not found: {rel}")
+    _check_expect(path, scenario)
     return scenario
+
+
+def read_yaml(path: Path, what: str) -> Any:
+    """Safe-load a YAML file; unreadable, non-UTF-8, malformed or too deeply nested YAML is a
+    ScenarioError naming the file (and line:column where known)."""
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise ScenarioError(f"{path}: cannot read {what}: {exc.strerror}") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line, col = bad_utf8_position(raw, exc)
+        raise ScenarioError(
+            f"{path}:{line}:{col}: byte 0x{raw[exc.start]:02x} is not UTF-8 (YAML must be UTF-8)"
+        ) from None
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f":{mark.line + 1}:{mark.column + 1}" if mark else ""
+        raise ScenarioError(f"{path}{where}: not valid YAML: {exc}") from None
+    except RecursionError:
+        raise ScenarioError(f"{path}: (top level): YAML nested too deeply") from None
+
+
+def _is_file(p: Path) -> bool:
+    try:
+        return p.is_file()
+    except (OSError, ValueError):  # a name too long, a NUL byte in it
+        return False
+
+
+def _check_expect(path: Path, sc: Scenario) -> None:
+    """Every ``expect:`` key must name a metric a run can produce."""
+    from emulator.scenario.metrics import METRIC_NAMES
+
+    for name in sc.expect:
+        if name not in METRIC_NAMES:
+            what = "empty metric name" if not name.strip() else f"unknown metric {name!r}"
+            raise ScenarioError(
+                f"{path}: expect.{name}: {what} (metrics: {', '.join(sorted(METRIC_NAMES))})"
+            )
 
 
 def resolve_path(scenario_path: Path | str, rel: str) -> Path:

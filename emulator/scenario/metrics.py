@@ -22,6 +22,15 @@ IDLE_FRACTION = 0.05
 
 COUNTERS = ("drops", "pause_frames", "ecn_marks", "retransmissions")
 
+#: every name :func:`summary_metrics` can produce (what ``expect:`` may refer to)
+METRIC_NAMES = frozenset(
+    (
+        *COUNTERS, "conservation_ok", "completed", "max_uplink_imbalance", "idle_uplinks",
+        "min_flow_gbps", "max_flow_gbps", "mean_flow_gbps", "fct_p50_ms", "fct_p99_ms",
+        "cts_p99_latency_us", "busbw_gbps", "algbw_gbps", "collective_ms",
+    )
+)  # fmt: skip
+
 
 def percentile(values: Sequence[float], p: float) -> float:
     """Nearest-rank percentile (``p`` in 0..100) of a non-empty sequence."""

@@ -12,6 +12,7 @@ report layer is present, ``report.html``.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import datetime as dt
 import json
@@ -19,7 +20,7 @@ import logging
 import os
 import shutil
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -30,6 +31,7 @@ from emulator import __version__
 from emulator.errors import UserError
 from emulator.measure.results import RunMeta, RunResult
 from emulator.scenario.expect import Verdict, evaluate
+from emulator.scenario.interrupts import SigintDeferral, WallLimit
 from emulator.scenario.load import load_scenario, resolve_path
 from emulator.scenario.schema import Scenario
 from emulator.topology import spec_to_dict
@@ -139,6 +141,15 @@ def _fabric_config(sc: Scenario) -> Any:
     return FabricConfig(**kwargs)
 
 
+@contextlib.contextmanager
+def _at(path: Path, key: str) -> Iterator[None]:
+    """A UserError inside names the scenario file and key it came from."""
+    try:
+        yield
+    except UserError as exc:
+        raise UserError(f"{path}: {key}: {exc}") from None
+
+
 def prepare(sc: Scenario, path: Path, choice: Choice) -> tuple[Any, Any]:
     """Resolve the topology, compile the program, render every switch's commands."""
     from emulator.control import FabricController
@@ -148,15 +159,18 @@ def prepare(sc: Scenario, path: Path, choice: Choice) -> tuple[Any, Any]:
 
     if sc.fabric != "roce":
         raise UserError(f"{path}: fabric: {sc.fabric!r} is not available yet (only 'roce')")
-    topo = resolve(load_clos(resolve_path(path, sc.topology)))
-    program = compile_file(resolve_path(path, sc.switch.program))
-    ctl = FabricController(topo, _fabric_config(sc))
-    commands = {}
-    for name in ctl.switch_names:
-        lines = [ln for ln in ctl.command_file(name).splitlines() if ln.strip()]
-        if sc.switch.queue_rate_pps:
-            lines.append(f"set_queue_rate {sc.switch.queue_rate_pps:g}")
-        commands[name] = lines
+    with _at(path, "topology"):
+        topo = resolve(load_clos(resolve_path(path, sc.topology)))
+    with _at(path, "switch.program"):
+        program = compile_file(resolve_path(path, sc.switch.program))
+    with _at(path, "switch"):
+        ctl = FabricController(topo, _fabric_config(sc))
+        commands = {}
+        for name in ctl.switch_names:
+            lines = [ln for ln in ctl.command_file(name).splitlines() if ln.strip()]
+            if sc.switch.queue_rate_pps:
+                lines.append(f"set_queue_rate {sc.switch.queue_rate_pps:g}")
+            commands[name] = lines
     host_rate = min((h.port.rate_bps for h in topo.hosts), default=10e9)
     rnic = sc.rnic.model_dump() | {"link_bps": host_rate}
     cfg = RuntimeConfig(
@@ -170,6 +184,16 @@ def prepare(sc: Scenario, path: Path, choice: Choice) -> tuple[Any, Any]:
         rnic=rnic,
     )
     return cfg, ctl
+
+
+def check_runnable(sc: Scenario, path: Path) -> None:
+    """Build everything a run uses without starting it (what ``fabemu validate`` checks
+    beyond the schema): topology, program, control plane, workload hosts."""
+    cfg, _ = prepare(sc, path, Choice("virtual", sc.target, "validate"))
+    from emulator.traffic.workloads import workload_from_dict
+
+    with _at(path, "workload"):
+        workload_from_dict(workload_mapping(sc, cfg.topo))  # what the runtimes deploy
 
 
 def workload_mapping(sc: Scenario, topo: Any) -> dict[str, Any]:
@@ -192,7 +216,7 @@ def workload_mapping(sc: Scenario, topo: Any) -> dict[str, Any]:
     known = {h.name for h in topo.hosts}
     named = [h for p in out.get("pairs", []) for h in p]
     named += out.get("senders", []) + out.get("hosts", []) + [out.get("receiver")]
-    unknown = sorted({h for h in named if h and h not in known})
+    unknown = sorted({h or repr(h) for h in named if h is not None and h not in known})
     if unknown:
         raise UserError(
             f"workload names hosts not in topology {topo.name}: {', '.join(unknown)} "
@@ -233,15 +257,19 @@ def run_scenario(
     out: Path | str | None = None,
     progress: Callable[[str], None] | None = None,
     report: bool = True,
+    wall_limit_s: float | None = None,
 ) -> RunOutcome:
-    """Run the scenario at ``path``; always writes the results directory."""
+    """Run the scenario at ``path``; always writes the results directory.
+
+    ``wall_limit_s`` stops the run (like Ctrl-C, partial results kept) after that many
+    wall-clock seconds, whatever the scenario's ``duration_ms``.
+    """
     path = Path(path)
     sc = load_scenario(path, overrides)
     choice = choose(sc, runtime, target)
     outdir = _new_outdir(Path(out) if out else None, sc.name)
     (outdir / "scenario.yaml").write_text(yaml.safe_dump(sc.model_dump(mode="json")))
     handler = _attach_log(outdir)
-    say = progress or (lambda _msg: None)
     meta = RunMeta(
         scenario=sc.name,
         scenario_file=str(path),
@@ -257,41 +285,79 @@ def run_scenario(
         fabemu_version=__version__,
     )
     log.info("scenario %s: %s", path, choice.why)
+    late = SigintDeferral()  # started by _execute once the run stops
+    try:
+        say = progress or (lambda _msg: None)
+        result, error = _execute(sc, path, choice, outdir, meta, say, wall_limit_s, late)
+        result.save(outdir / "result.json")  # first, so nothing below can lose it
+        try:
+            from emulator.scenario.metrics import summary_metrics
+
+            metrics = summary_metrics(result)
+        except Exception as exc:
+            log.exception("computing summary metrics failed")
+            error = error or f"computing summary metrics failed: {exc}"
+            metrics = {}
+        verdicts = evaluate(sc.expect, metrics)
+        outcome = RunOutcome(sc, result, metrics, verdicts, outdir, error)
+        save_outcome(outcome, report=report)
+    finally:
+        late.stop()
+        _detach_log(handler)
+    if late.pending:  # a Ctrl-C while results were being saved: they are; now obey it
+        raise KeyboardInterrupt
+    return outcome
+
+
+def _execute(
+    sc: Scenario,
+    path: Path,
+    choice: Choice,
+    outdir: Path,
+    meta: RunMeta,
+    say: Callable[[str], None],
+    wall_limit_s: float | None,
+    late: SigintDeferral,
+) -> tuple[RunResult, str | None]:
+    """Prepare, start and run; whatever happens, stop the runtime and return what it has."""
     t0 = time.monotonic()
     result: RunResult | None = None
     error: str | None = None
     rt = None
+    limit = WallLimit(wall_limit_s)
     try:
-        say("compiling P4 and computing routes")
-        cfg, _ctl = prepare(sc, path, choice)
-        cfg = dataclasses.replace(
-            cfg,
-            log_dir=str(outdir / "logs"),
-            pcap_dir=str(outdir / "pcaps") if sc.pcap else None,
-        )
-        workload = workload_mapping(sc, cfg.topo)
-        meta.topology = spec_to_dict(cfg.topo.spec)
-        from emulator.runtime.base import make_runtime
+        with limit:
+            say("compiling P4 and computing routes")
+            cfg, _ctl = prepare(sc, path, choice)
+            cfg = dataclasses.replace(
+                cfg,
+                log_dir=str(outdir / "logs"),
+                pcap_dir=str(outdir / "pcaps") if sc.pcap else None,
+            )
+            workload = workload_mapping(sc, cfg.topo)
+            meta.topology = spec_to_dict(cfg.topo.spec)
+            from emulator.runtime.base import make_runtime
 
-        rt = make_runtime(choice.runtime, cfg)
-        say(f"starting the {choice.runtime} network")
-        rt.start()
-        rt.add_workload(workload)
-        say("running the workload")
-        done = rt.run(until_ns=int(sc.duration_ms * 1e6))
+            rt = make_runtime(choice.runtime, cfg)
+            say(f"starting the {choice.runtime} network")
+            rt.start()
+            rt.add_workload(workload)
+            say("running the workload")
+            done = rt.run(until_ns=int(sc.duration_ms * 1e6))
+            limit.disarm()
         meta.complete = done
         if not done:
             meta.incomplete_reason = f"workload not finished after {sc.duration_ms:g} ms"
     except KeyboardInterrupt:
-        error = meta.incomplete_reason = "interrupted"
-        log.warning("interrupted")
+        error = meta.incomplete_reason = limit.reason() if limit.fired else "interrupted"
+        log.warning(error)
     except UserError:
-        _detach_log(handler)
         raise
     except Exception as exc:  # an internal failure: keep what we have, say what broke
         error = meta.incomplete_reason = f"{type(exc).__name__}: {exc}"
         log.exception("run failed")
     finally:
+        late.start()  # from here to the saved results, Ctrl-C waits
         meta.wall_s = round(time.monotonic() - t0, 3)
         if rt is not None:
             try:
@@ -301,22 +367,7 @@ def run_scenario(
                 error = error or f"collecting results failed: {exc}"
             finally:
                 rt.stop()
-    if result is None:
-        result = RunResult(meta=meta)
-    result.save(outdir / "result.json")  # first, so nothing below can lose it
-    try:
-        from emulator.scenario.metrics import summary_metrics
-
-        metrics = summary_metrics(result)
-    except Exception as exc:
-        log.exception("computing summary metrics failed")
-        error = error or f"computing summary metrics failed: {exc}"
-        metrics = {}
-    verdicts = evaluate(sc.expect, metrics)
-    outcome = RunOutcome(sc, result, metrics, verdicts, outdir, error)
-    save_outcome(outcome, report=report)
-    _detach_log(handler)
-    return outcome
+    return (result or RunResult(meta=meta)), error
 
 
 def save_outcome(outcome: RunOutcome, report: bool = True) -> None:

@@ -101,17 +101,26 @@ class RnicSettings(_Strict):
     qp_rate_bps: Annotated[float, Field(gt=0)] | None = None
 
 
+Finite = Annotated[float, Field(allow_inf_nan=False)]
+
+
 class Bound(_Strict):
     """One expectation: the metric must satisfy every bound given."""
 
-    min: float | None = None
-    max: float | None = None
-    eq: float | None = None
+    min: Finite | None = None
+    max: Finite | None = None
+    eq: Finite | None = None
 
     @model_validator(mode="after")
     def _some_bound(self) -> Bound:
         if self.min is None and self.max is None and self.eq is None:
             raise ValueError("give at least one of min, max, eq")
+        if self.min is not None and self.max is not None and self.min > self.max:
+            raise ValueError(f"min ({self.min:g}) is greater than max ({self.max:g})")
+        if self.eq is not None and not (
+            (self.min is None or self.min <= self.eq) and (self.max is None or self.eq <= self.max)
+        ):
+            raise ValueError(f"eq ({self.eq:g}) is outside min..max")
         return self
 
 

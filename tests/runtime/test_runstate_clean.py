@@ -17,7 +17,6 @@ from emulator.runtime.runstate import RunState, proc_start_time, same_process, s
 @pytest.fixture
 def state_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setattr(runstate, "STATE_ROOT", tmp_path)
-    monkeypatch.setattr(clean, "STATE_ROOT", tmp_path)
     return tmp_path
 
 
@@ -38,7 +37,7 @@ def test_stale_run_processes_are_killed_and_record_removed(state_root: Path, cap
     victim = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
     try:
         st.add_pid(victim.pid, "fake switch")
-        st.add_links(["fabemu-no-such-if0"])  # absent: deleting it is a no-op
+        st.add_links(["rtsw999-eth9"])  # absent: deleting it is a no-op
         st.owner_pid, st.owner_start = _dead_pid(), None
         st.save()
         (state_root / "dead" / "files").mkdir()
