@@ -32,6 +32,7 @@ from emulator.measure.results import RunMeta, RunResult
 from emulator.scenario.expect import Verdict, evaluate
 from emulator.scenario.load import load_scenario, resolve_path
 from emulator.scenario.schema import Scenario
+from emulator.scenario.training_run import build_job, run_step
 from emulator.topology import spec_to_dict
 
 log = logging.getLogger("fabemu.run")
@@ -261,6 +262,7 @@ def run_scenario(
     result: RunResult | None = None
     error: str | None = None
     rt = None
+    training: dict[str, Any] | None = None
     try:
         say("compiling P4 and computing routes")
         cfg, _ctl = prepare(sc, path, choice)
@@ -269,16 +271,20 @@ def run_scenario(
             log_dir=str(outdir / "logs"),
             pcap_dir=str(outdir / "pcaps") if sc.pcap else None,
         )
-        workload = workload_mapping(sc, cfg.topo)
+        job = build_job(sc, cfg.topo, path) if sc.workload.kind == "training_step" else None
+        workload = workload_mapping(sc, cfg.topo) if job is None else {}
         meta.topology = spec_to_dict(cfg.topo.spec)
         from emulator.runtime.base import make_runtime
 
         rt = make_runtime(choice.runtime, cfg)
         say(f"starting the {choice.runtime} network")
         rt.start()
-        rt.add_workload(workload)
         say("running the workload")
-        done = rt.run(until_ns=int(sc.duration_ms * 1e6))
+        if job is not None:
+            done, training = run_step(rt, job, int(sc.duration_ms * 1e6))
+        else:
+            rt.add_workload(workload)
+            done = rt.run(until_ns=int(sc.duration_ms * 1e6))
         meta.complete = done
         if not done:
             meta.incomplete_reason = f"workload not finished after {sc.duration_ms:g} ms"
@@ -303,6 +309,7 @@ def run_scenario(
                 rt.stop()
     if result is None:
         result = RunResult(meta=meta)
+    result.training = training
     result.save(outdir / "result.json")  # first, so nothing below can lose it
     try:
         from emulator.scenario.metrics import summary_metrics
