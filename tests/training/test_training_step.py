@@ -9,7 +9,7 @@ import pytest
 from emulator.cli.main import main
 from emulator.errors import UserError
 from emulator.scenario.load import load_scenario
-from emulator.scenario.runner import run_scenario
+from emulator.scenario.runner import RunOutcome, run_scenario
 from emulator.scenario.training_run import build_job
 from emulator.topology import load_clos, resolve
 from emulator.traffic import collectives as col
@@ -81,7 +81,7 @@ def test_tp_goes_over_nvlink_only_when_its_group_shares_a_server() -> None:
 
 
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
+def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, RunOutcome]:
     out = {}
     for placement in ("min_cut", "random"):
         out[placement] = run_scenario(
@@ -93,24 +93,25 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
     return out
 
 
-def test_step_time_decomposes_into_axis_times(runs: dict[str, object]) -> None:
+def test_step_time_decomposes_into_axis_times(runs: dict[str, RunOutcome]) -> None:
     for outcome in runs.values():
-        m = outcome.metrics  # type: ignore[attr-defined]
-        assert outcome.passed, outcome.verdicts  # type: ignore[attr-defined]
+        m = outcome.metrics
+        assert outcome.passed, outcome.verdicts
         axes = m["tp_ms"] + m["cp_ms"] + m["pp_ms"] + m["dp_ms"]
         assert m["step_ms"] == pytest.approx(axes, rel=1e-9)
         assert min(m["tp_ms"], m["pp_ms"], m["dp_ms"]) > 0 and m["cp_ms"] == 0
-        stages = outcome.result.training["stages"]  # type: ignore[attr-defined]
+        assert outcome.result.training is not None
+        stages = outcome.result.training["stages"]
         fabric = [s for s in stages if s["fabric_ns"]]
         span = fabric[-1]["run_end_ns"] - fabric[0]["run_start_ns"]  # measured on the run clock
         local_only = sum(s["duration_ns"] - s["fabric_ns"] for s in stages)
         assert m["step_ms"] == pytest.approx((span + local_only) / 1e6, rel=1e-6)
 
 
-def test_min_cut_measures_less_cross_zone_traffic_than_random(runs: dict[str, object]) -> None:
-    cut = runs["min_cut"].metrics["cross_zone_bytes_per_step"]  # type: ignore[attr-defined]
-    rnd = runs["random"].metrics["cross_zone_bytes_per_step"]  # type: ignore[attr-defined]
-    planned = runs["random"].metrics["planned_cross_zone_bytes"]  # type: ignore[attr-defined]
+def test_min_cut_measures_less_cross_zone_traffic_than_random(runs: dict[str, RunOutcome]) -> None:
+    cut = runs["min_cut"].metrics["cross_zone_bytes_per_step"]
+    rnd = runs["random"].metrics["cross_zone_bytes_per_step"]
+    planned = runs["random"].metrics["planned_cross_zone_bytes"]
     assert cut < rnd and cut == 0
     assert rnd >= planned > 0  # headers and ACKs ride on top of the payload
 
