@@ -29,6 +29,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--set", action="append", metavar="KEY=VALUE", help="override a key")
     parser.add_argument("--seed", type=int, default=0, help="seed of random placement and hashing")
     parser.add_argument("--json", type=Path, help="write the figures to this JSON file")
+    parser.add_argument(
+        "--calibrate",
+        type=Path,
+        nargs="+",
+        metavar="RESULT",
+        help="fit the transfer efficiency on training_step result.json files (or folders)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -46,10 +53,23 @@ def run(args: argparse.Namespace) -> int:
     con = Console()
     model = ModelShape(**job.model.model_dump())
     doc: dict[str, object] = {"job": job.model_dump(mode="json"), "results": {}}
+    params = ModelParams()
+    if args.calibrate:
+        from emulator.scaler.calibration.training_fit import fit_results
+
+        fit = fit_results(args.calibrate)
+        params = fit.params(params)
+        errs = sorted(abs(r["rel_err"]) for r in fit.residuals())
+        con.print(
+            f"calibrated on {len(fit.points)} emulated stages: efficiency {fit.efficiency:.3f} "
+            f"(emulated alpha {fit.alpha_s * 1e3:.3g} ms, not carried over); "
+            f"median |error| {errs[len(errs) // 2]:.0%}, max {errs[-1]:.0%}"
+        )
+        doc["calibration"] = {"efficiency": fit.efficiency, "residuals": fit.residuals()}
     for gpus in sizes:
         fabric = meta_fabric(gpus)
         con.print(fabric.describe())
-        rows = extrapolate(fabric, job.tp, job.cp, job.pp, model, ModelParams(), args.seed)
+        rows = extrapolate(fabric, job.tp, job.cp, job.pp, model, params, args.seed)
         doc["results"][str(gpus)] = rows  # type: ignore[index]
         dp = gpus // (job.tp * job.cp * job.pp)
         title = f"step seconds, TP{job.tp} CP{job.cp} PP{job.pp} DP{dp} on {gpus:,} GPUs"

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from emulator.cli.main import main
 from emulator.errors import UserError
+from emulator.scaler.calibration.training_fit import StagePoint, fit_results, fit_stages
 from emulator.scenario.load import load_scenario
 from emulator.scenario.runner import RunOutcome, run_scenario
 from emulator.scenario.training_run import build_job
@@ -137,3 +140,23 @@ def test_bad_job_descriptions_exit_2_with_the_key_path(
                 "workload.job.algorithms.dp": "halving_doubling",
             },
         )
+
+
+def test_scaler_calibrates_on_the_emulated_stages(runs: dict[str, RunOutcome]) -> None:
+    fit = fit_results([o.outdir for o in runs.values()])
+    assert {p.stage for p in fit.points} >= {"pp_fwd0", "pp_bwd0", "dp"}
+    assert 0.2 < fit.efficiency <= 1.5 and fit.alpha_s >= 0
+    errs = sorted(abs(r["rel_err"]) for r in fit.residuals())
+    assert errs[len(errs) // 2] < 0.5
+    assert fit.params().efficiency == fit.efficiency
+
+
+def test_fit_recovers_known_parameters() -> None:
+    rng = np.random.default_rng(3)
+    pts = [
+        StagePoint("r", f"s{i}", 0.0, int(n), float(w))
+        for i, (n, w) in enumerate(zip(rng.integers(1, 20, 12), rng.uniform(0.01, 1, 12)))
+    ]
+    pts = [dataclasses.replace(p, measured_s=p.phases * 2e-3 + p.wire_s / 0.7) for p in pts]
+    fit = fit_stages(pts)
+    assert fit.alpha_s == pytest.approx(2e-3) and fit.efficiency == pytest.approx(0.7)
