@@ -239,6 +239,11 @@ def run_scenario(
     path = Path(path)
     sc = load_scenario(path, overrides)
     choice = choose(sc, runtime, target)
+    if sc.workload.kind == "training_step" and choice.runtime != "virtual":
+        raise UserError(
+            f"{path}: workload.kind: training_step runs in the virtual runtime only "
+            f"(not {choice.runtime}); use --runtime virtual"
+        )
     outdir = _new_outdir(Path(out) if out else None, sc.name)
     (outdir / "scenario.yaml").write_text(yaml.safe_dump(sc.model_dump(mode="json")))
     handler = _attach_log(outdir)

@@ -160,3 +160,14 @@ def test_fit_recovers_known_parameters() -> None:
     pts = [dataclasses.replace(p, measured_s=p.phases * 2e-3 + p.wire_s / 0.7) for p in pts]
     fit = fit_stages(pts)
     assert fit.alpha_s == pytest.approx(2e-3) and fit.efficiency == pytest.approx(0.7)
+
+
+def test_training_step_refuses_mininet_before_starting_anything(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import emulator.scenario.runner as runner
+
+    monkeypatch.setattr(runner, "mininet_available", lambda: None)
+    with pytest.raises(UserError, match="virtual runtime only \\(not mininet\\)"):
+        run_scenario(SCENARIO, runtime="mininet", out=tmp_path)
+    assert not (tmp_path / "result.json").exists()  # refused before the run started
