@@ -202,6 +202,26 @@ def workload_mapping(sc: Scenario, topo: Any) -> dict[str, Any]:
     return out
 
 
+def _check_runtime(sc: Scenario, path: Path, choice: Choice) -> None:
+    """Refuse what the chosen runtime cannot run, before anything starts."""
+    if sc.workload.kind == "training_step" and choice.runtime != "virtual":
+        raise UserError(
+            f"{path}: workload.kind: training_step runs in the virtual runtime only "
+            f"(not {choice.runtime}); use --runtime virtual"
+        )
+
+
+def _drive(
+    rt: Any, sc: Scenario, job: Any, workload: Mapping[str, Any]
+) -> tuple[bool, dict[str, Any] | None]:
+    """Run the workload (or a training step's stages) until done or the deadline."""
+    until = int(sc.duration_ms * 1e6)
+    if job is not None:
+        return run_step(rt, job, until)
+    rt.add_workload(workload)
+    return rt.run(until_ns=until), None
+
+
 def _new_outdir(base: Path | None, name: str) -> Path:
     if base is not None:
         base.mkdir(parents=True, exist_ok=True)
@@ -239,11 +259,7 @@ def run_scenario(
     path = Path(path)
     sc = load_scenario(path, overrides)
     choice = choose(sc, runtime, target)
-    if sc.workload.kind == "training_step" and choice.runtime != "virtual":
-        raise UserError(
-            f"{path}: workload.kind: training_step runs in the virtual runtime only "
-            f"(not {choice.runtime}); use --runtime virtual"
-        )
+    _check_runtime(sc, path, choice)
     outdir = _new_outdir(Path(out) if out else None, sc.name)
     (outdir / "scenario.yaml").write_text(yaml.safe_dump(sc.model_dump(mode="json")))
     handler = _attach_log(outdir)
@@ -285,11 +301,7 @@ def run_scenario(
         say(f"starting the {choice.runtime} network")
         rt.start()
         say("running the workload")
-        if job is not None:
-            done, training = run_step(rt, job, int(sc.duration_ms * 1e6))
-        else:
-            rt.add_workload(workload)
-            done = rt.run(until_ns=int(sc.duration_ms * 1e6))
+        done, training = _drive(rt, sc, job, workload)
         meta.complete = done
         if not done:
             meta.incomplete_reason = f"workload not finished after {sc.duration_ms:g} ms"
