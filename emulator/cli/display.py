@@ -16,6 +16,13 @@ console = Console()
 #: metrics shown in summary tables, in this order, when the run has them
 SHOWN = (
     "completed",
+    "step_ms",
+    "tp_ms",
+    "cp_ms",
+    "pp_ms",
+    "dp_ms",
+    "exposed_comm_ms",
+    "cross_zone_bytes_per_step",
     "max_uplink_imbalance",
     "idle_uplinks",
     "min_flow_gbps",

@@ -29,6 +29,7 @@ COMMANDS: dict[str, str] = {
     "stf": "emulator.target.stf_cli",
     "switch": "emulator.target.process",
     "scale": "emulator.scaler.cli",
+    "scale-training": "emulator.scaler.training_cli",
 }
 
 

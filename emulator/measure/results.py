@@ -205,6 +205,8 @@ class RunResult(_Model):
     totals: Totals = Field(default_factory=Totals)
     conservation: ConservationResult | None = None
     events: list[str] = Field(default_factory=list)  # e.g. "t=1200000 fail_link rtsw0 ctsw1"
+    #: a training_step's stages and times (emulator.scenario.training_run), else None
+    training: dict[str, Any] | None = None
 
     def save(self, path: Path | str) -> Path:
         """Write as indented JSON; returns the path."""

@@ -49,7 +49,6 @@ from emulator.traffic.rnic import RnicConfig
 from emulator.traffic.rnic_process import rnic_config_from_dict
 from emulator.traffic.workloads import Deployment, workload_from_dict
 
-CONN_IDS_PER_WORKLOAD = 4096  # as the Mininet runtime: distinct QPNs per workload
 SWITCH_SEED_STRIDE = 1009  # switch seed = run seed * stride + device id
 PCAP_FLUSH_EVERY = 256
 
@@ -80,6 +79,9 @@ class VirtualRuntime:
         self._dirs: dict[tuple[str, int, str, int], tuple[LinkDir, LinkDir]] = {}
         self.sampler = Sampler([], [])
         self.deployments: list[Deployment] = []
+        #: next free connection id: workloads take consecutive ranges (distinct QPNs), so a
+        #: run may add many small workloads one after another (a training step's stages)
+        self._next_conn_id = 0
         self.workload_hosts: set[str] = set()
         self.events: list[str] = []
         self.wall_s = 0.0  # wall-clock seconds spent inside run()
@@ -229,8 +231,9 @@ class VirtualRuntime:
             nics,
             ips,
             self.config.seed,
-            conn_id_base=len(self.deployments) * CONN_IDS_PER_WORKLOAD,
+            conn_id_base=self._next_conn_id,
         )
+        self._next_conn_id += len(dep.specs)
         self.deployments.append(dep)
         self.workload_hosts.update(w.hosts)
         for nic in nics.values():

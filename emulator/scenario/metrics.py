@@ -56,6 +56,10 @@ def summary_metrics(result: Any) -> dict[str, float]:
     if run.cts_latency_ns:
         out["cts_p99_latency_us"] = percentile(run.cts_latency_ns, 99) / 1e3
     out |= collective_metrics(run)
+    if getattr(result, "training", None):  # a training_step: step, axis and cross-zone figures
+        from emulator.scenario.training_run import training_metrics
+
+        out |= training_metrics(result.training, getattr(result, "links", ()))
     return out
 
 

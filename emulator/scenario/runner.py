@@ -34,6 +34,7 @@ from emulator.scenario.expect import Verdict, evaluate
 from emulator.scenario.interrupts import SigintDeferral, WallLimit
 from emulator.scenario.load import load_scenario, resolve_path
 from emulator.scenario.schema import Scenario
+from emulator.scenario.training_run import build_job, run_step
 from emulator.topology import spec_to_dict
 
 log = logging.getLogger("fabemu.run")
@@ -225,6 +226,26 @@ def workload_mapping(sc: Scenario, topo: Any) -> dict[str, Any]:
     return out
 
 
+def _check_runtime(sc: Scenario, path: Path, choice: Choice) -> None:
+    """Refuse what the chosen runtime cannot run, before anything starts."""
+    if sc.workload.kind == "training_step" and choice.runtime != "virtual":
+        raise UserError(
+            f"{path}: workload.kind: training_step runs in the virtual runtime only "
+            f"(not {choice.runtime}); use --runtime virtual"
+        )
+
+
+def _drive(
+    rt: Any, sc: Scenario, job: Any, workload: Mapping[str, Any]
+) -> tuple[bool, dict[str, Any] | None]:
+    """Run the workload (or a training step's stages) until done or the deadline."""
+    until = int(sc.duration_ms * 1e6)
+    if job is not None:
+        return run_step(rt, job, until)
+    rt.add_workload(workload)
+    return rt.run(until_ns=until), None
+
+
 def _new_outdir(base: Path | None, name: str) -> Path:
     if base is not None:
         base.mkdir(parents=True, exist_ok=True)
@@ -267,6 +288,7 @@ def run_scenario(
     path = Path(path)
     sc = load_scenario(path, overrides)
     choice = choose(sc, runtime, target)
+    _check_runtime(sc, path, choice)
     outdir = _new_outdir(Path(out) if out else None, sc.name)
     (outdir / "scenario.yaml").write_text(yaml.safe_dump(sc.model_dump(mode="json")))
     handler = _attach_log(outdir)
@@ -325,6 +347,7 @@ def _execute(
     error: str | None = None
     rt = None
     limit = WallLimit(wall_limit_s)
+    training: dict[str, Any] | None = None
     try:
         with limit:
             say("compiling P4 and computing routes")
@@ -334,16 +357,16 @@ def _execute(
                 log_dir=str(outdir / "logs"),
                 pcap_dir=str(outdir / "pcaps") if sc.pcap else None,
             )
-            workload = workload_mapping(sc, cfg.topo)
+            job = build_job(sc, cfg.topo, path) if sc.workload.kind == "training_step" else None
+            workload = workload_mapping(sc, cfg.topo) if job is None else {}
             meta.topology = spec_to_dict(cfg.topo.spec)
             from emulator.runtime.base import make_runtime
 
             rt = make_runtime(choice.runtime, cfg)
             say(f"starting the {choice.runtime} network")
             rt.start()
-            rt.add_workload(workload)
             say("running the workload")
-            done = rt.run(until_ns=int(sc.duration_ms * 1e6))
+            done, training = _drive(rt, sc, job, workload)
             limit.disarm()
         meta.complete = done
         if not done:
@@ -367,7 +390,9 @@ def _execute(
                 error = error or f"collecting results failed: {exc}"
             finally:
                 rt.stop()
-    return (result or RunResult(meta=meta)), error
+    result = result or RunResult(meta=meta)
+    result.training = training
+    return result, error
 
 
 def save_outcome(outcome: RunOutcome, report: bool = True) -> None:

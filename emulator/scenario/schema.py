@@ -10,6 +10,8 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from emulator.scenario.training_schema import TrainingJob
+
 LbMode = Literal["ecmp", "eecmp", "pinning", "flowlet"]
 HashAlgo = Literal["crc16", "crc32"]  # what p4/roce_fabric.p4 computes
 
@@ -67,7 +69,7 @@ class Workload(_Strict):
     ``placement`` picks hosts from the topology when ``hosts`` is not given.
     """
 
-    kind: Literal["fat_flows", "allreduce", "alltoall", "incast"]
+    kind: Literal["fat_flows", "allreduce", "alltoall", "incast", "training_step"]
     algorithm: Literal["ring", "halving_doubling"] = "ring"
     pairs: list[tuple[str, str]] | None = None
     hosts: list[str] | None = None
@@ -78,9 +80,13 @@ class Workload(_Strict):
     size_bytes: Annotated[int, Field(ge=1)] = 262_144
     num_qps: Annotated[int, Field(ge=1, le=64)] = 1
     iterations: Annotated[int, Field(ge=1)] = 1
+    #: the training job of a ``training_step`` workload (emulator.scenario.training_schema)
+    job: TrainingJob | None = None
 
     @model_validator(mode="after")
     def _participants(self) -> Workload:
+        if self.kind == "training_step" and self.job is None:
+            raise ValueError("training_step needs 'job': ranks, tp, cp, pp, dp, ...")
         if self.kind == "fat_flows" and not self.pairs:
             raise ValueError("fat_flows needs 'pairs': a list of [src, dst] host names")
         if self.kind == "incast" and not (self.senders and self.receiver):

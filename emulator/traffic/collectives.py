@@ -102,6 +102,21 @@ def halving_doubling_allreduce(n: int, size: int) -> Schedule:
     return sched
 
 
+def allreduce_half(algorithm: str, n: int, size: int, half: str) -> Schedule:
+    """ReduceScatter (``half="reducescatter"``) or AllGather (``"allgather"``) of ``size`` bytes.
+
+    The first or second half of ``algorithm``'s AllReduce phases: a ReduceScatter leaves
+    rank r with its reduced segment, an AllGather of the segments gives everyone all of it.
+    """
+    if half not in ("reducescatter", "allgather"):
+        raise UserError(f"unknown AllReduce half {half!r} (reducescatter, allgather)")
+    if algorithm not in ("ring", "halving_doubling"):
+        raise UserError(f"unknown {half} algorithm {algorithm!r} (ring, halving_doubling)")
+    full = schedule(algorithm, n, size)
+    k = len(full[0]) // 2
+    return [phases[:k] if half == "reducescatter" else phases[k:] for phases in full]
+
+
 def alltoall(n: int, size: int) -> Schedule:
     """AllToAll: every rank sends ``size / n`` bytes to every other rank."""
     _check(n, size)

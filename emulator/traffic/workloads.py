@@ -111,6 +111,16 @@ def allreduce(
     )
 
 
+def allreduce_half(
+    half: str, hosts: Sequence[str], size_bytes: int, algorithm: str = "ring", num_qps: int = 1
+) -> Workload:
+    """ReduceScatter or AllGather (``half``) of ``size_bytes`` with ``ring``/``halving_doubling``."""
+    s = col.allreduce_half(algorithm, len(hosts), size_bytes, half)
+    return Workload(
+        f"{half}-{algorithm}", half, algorithm, tuple(hosts), size_bytes, _sched(s), num_qps
+    )
+
+
 def alltoall(
     hosts: Sequence[str], size_bytes: int, num_qps: int = 1, iterations: int = 1
 ) -> Workload:
@@ -166,6 +176,49 @@ def fat_flows(
         _sched(sched),
         num_qps,
         iterations,
+    )
+
+
+def concurrent(parts: Sequence[Workload], name: str | None = None) -> Workload:
+    """Workloads on disjoint host sets run as one (e.g. the DP AllReduces of every TP rank).
+
+    Ranks are renumbered in order (the hosts of ``parts[0]`` first); every part must have the
+    same collective, QP count and iteration count.
+    """
+    if not parts:
+        raise UserError("concurrent: no workloads")
+    first = parts[0]
+    hosts: list[str] = []
+    sched: list[tuple[col.Phase, ...]] = []
+    for w in parts:
+        if (w.collective, w.num_qps, w.iterations) != (
+            first.collective,
+            first.num_qps,
+            first.iterations,
+        ):
+            raise UserError(
+                f"concurrent: {w.name} differs from {first.name} in kind, QPs or iterations"
+            )
+        off = len(hosts)
+        hosts += w.hosts
+        for phases in w.schedule:
+            sched.append(tuple(_shift(ph, off) for ph in phases))
+    return Workload(
+        name or f"{first.name}x{len(parts)}",
+        first.collective,
+        first.algorithm,
+        tuple(hosts),
+        max(w.size_bytes for w in parts),
+        tuple(sched),
+        first.num_qps,
+        first.iterations,
+    )
+
+
+def _shift(ph: col.Phase, off: int) -> col.Phase:
+    return col.Phase(
+        tuple(col.Transfer(t.peer + off, t.nbytes) for t in ph.sends),
+        tuple(col.Transfer(t.peer + off, t.nbytes) for t in ph.recvs),
     )
 
 
@@ -354,10 +407,23 @@ def workload_from_dict(d: Mapping[str, object], where: str = "workload") -> Work
 
     kinds: ``allreduce`` (hosts, size_bytes, algorithm ring|halving_doubling), ``alltoall``
     (hosts, size_bytes), ``incast`` (senders, receiver, size_bytes), ``fat_flows``
-    (pairs: [[src, dst], ...], size_bytes); all take num_qps, allreduce/alltoall iterations.
+    (pairs: [[src, dst], ...], size_bytes), ``reducescatter``/``allgather`` (as allreduce, one
+    iteration); all take num_qps, allreduce/alltoall iterations. ``groups`` (a list of host
+    lists) instead of ``hosts`` runs one collective per group at once (:func:`concurrent`).
     """
     if not isinstance(d, Mapping):
         raise UserError(f"{where}: want a mapping, got {type(d).__name__}")
+    if "groups" in d:  # one collective per host group, all at once
+        groups = d["groups"]
+        if not isinstance(groups, list) or not groups:
+            raise UserError(f"{where}.groups: want a non-empty list of host lists")
+        rest = {k: v for k, v in d.items() if k not in ("groups", "name")}
+        parts = [
+            workload_from_dict(rest | {"hosts": g}, f"{where}.groups[{i}]")
+            for i, g in enumerate(groups)
+        ]
+        name = d.get("name")
+        return concurrent(parts, name if isinstance(name, str) else None)
     kind = _need(d, "kind", where)
     size = _int(d, "size_bytes", where)
     qps = _int(d, "num_qps", where, 1)
@@ -372,6 +438,10 @@ def workload_from_dict(d: Mapping[str, object], where: str = "workload") -> Work
             qps,
             _int(d, "iterations", where, 1),
         )
+    if kind in ("reducescatter", "allgather"):
+        algo = d.get("algorithm", "ring")
+        hosts = _hosts(_need(d, "hosts", where), f"{where}.hosts")
+        return allreduce_half(str(kind), hosts, size, str(algo), qps)
     if kind == "alltoall":
         return alltoall(
             _hosts(_need(d, "hosts", where), f"{where}.hosts"),
@@ -393,5 +463,6 @@ def workload_from_dict(d: Mapping[str, object], where: str = "workload") -> Work
             raise UserError(f"{where}.pairs: want a list of [src, dst] host pairs")
         return fat_flows([(a, b) for a, b in pairs], size, qps, _int(d, "iterations", where, 1))
     raise UserError(
-        f"{where}.kind: unknown workload {kind!r} (allreduce, alltoall, incast, fat_flows)"
+        f"{where}.kind: unknown workload {kind!r} "
+        "(allreduce, reducescatter, allgather, alltoall, incast, fat_flows)"
     )
