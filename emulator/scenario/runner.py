@@ -193,6 +193,9 @@ def check_runnable(sc: Scenario, path: Path) -> None:
     cfg, _ = prepare(sc, path, Choice("virtual", sc.target, "validate"))
     from emulator.traffic.workloads import workload_from_dict
 
+    if sc.workload.kind == "training_step":
+        build_job(sc, cfg.topo, path)  # placement, mapping and stages, as a run builds them
+        return
     with _at(path, "workload"):
         workload_from_dict(workload_mapping(sc, cfg.topo))  # what the runtimes deploy
 
