@@ -220,6 +220,8 @@ class MininetRuntime:
             self.config.commands,
             priority_queues=self.config.priority_queues,
             dscp=DSCP_BULK if dscp is None else int(dscp),
+            sport_policy=str(self.config.rnic.get("udp_sport", "qpn_hash")),
+            seed=self.config.seed,
         )
 
     def result(self, meta: RunMeta) -> RunResult:

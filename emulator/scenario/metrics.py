@@ -43,6 +43,7 @@ def summary_metrics(result: Any) -> dict[str, float]:
         out["conservation_ok"] = 1.0 if run.conservation_ok else 0.0
     out["completed"] = 1.0 if completed(run) else 0.0
     out |= uplink_metrics(run)
+    out |= collision_metrics(run)
     out |= flow_metrics(run)
     if run.cts_latency_ns:
         out["cts_p99_latency_us"] = percentile(run.cts_latency_ns, 99) / 1e3
@@ -100,6 +101,26 @@ def uplink_metrics(run: RunView) -> dict[str, float]:
         worst = max(worst, max(loads) / mean)
         idle += sum(1 for b in loads if b < IDLE_FRACTION * mean)
     return {"max_uplink_imbalance": worst, "idle_uplinks": float(idle)}
+
+
+def collision_metrics(run: RunView) -> dict[str, float]:
+    """How the flows (one per data QP) shared leaf uplinks: ``flows_sharing_uplink`` (flows
+    on an uplink that carries another flow), ``max_flows_per_uplink`` and ``collided``
+    (1 when any uplink carried two flows or more). Only flows with known uplinks count."""
+    per: dict[str, int] = defaultdict(int)
+    placed = [f for f in run.flows if f.uplinks]
+    if not placed:
+        return {}
+    for f in placed:
+        for u in set(f.uplinks):
+            per[u] += 1
+    sharing = sum(1 for f in placed if any(per[u] > 1 for u in f.uplinks))
+    most = max(per.values())
+    return {
+        "flows_sharing_uplink": float(sharing),
+        "max_flows_per_uplink": float(most),
+        "collided": 1.0 if most > 1 else 0.0,
+    }
 
 
 def flow_metrics(run: RunView) -> dict[str, float]:

@@ -181,11 +181,13 @@ def workload_mapping(sc: Scenario, topo: Any) -> dict[str, Any]:
     out: dict[str, Any] = {"kind": w.kind, "size_bytes": w.size_bytes, "num_qps": w.num_qps}
     if w.kind == "fat_flows":
         out["pairs"] = [list(p) for p in w.pairs or []]
+        if w.placement == "random":
+            out["pairs"] = shuffled_pairs(out["pairs"], sc.seed)
         out["iterations"] = w.iterations
     elif w.kind == "incast":
         out["senders"], out["receiver"] = list(w.senders or []), w.receiver
     else:
-        hosts = w.hosts or place(w.ranks or 2, racks(topo.hosts), w.placement)
+        hosts = w.hosts or place(w.ranks or 2, racks(topo.hosts), w.placement, sc.seed)
         out["hosts"], out["iterations"] = list(hosts), w.iterations
         if w.kind == "allreduce":
             out["algorithm"] = w.algorithm
@@ -199,6 +201,15 @@ def workload_mapping(sc: Scenario, topo: Any) -> dict[str, Any]:
             f"(hosts are {min(known)}..{max(known, key=lambda s: (len(s), s))})"
         )
     return out
+
+
+def shuffled_pairs(pairs: list[list[str]], seed: int) -> list[list[str]]:
+    """``pairs`` with their destinations in a random order drawn from ``seed``."""
+    from emulator.traffic.seeding import rng
+
+    dsts = [p[1] for p in pairs]
+    rng(seed, "placement").shuffle(dsts)
+    return [[p[0], d] for p, d in zip(pairs, dsts)]
 
 
 def _new_outdir(base: Path | None, name: str) -> Path:

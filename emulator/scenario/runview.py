@@ -32,6 +32,7 @@ class FlowView(FlowRecord):
     """One flow as reports show it (hosts by name); duration and goodput as FlowRecord."""
 
     finished: bool = True
+    uplinks: tuple[str, ...] = ()  # leaf uplinks ("rtsw0:5") its data took
 
     @property
     def gbps(self) -> float:
@@ -214,6 +215,7 @@ def _flow(f: FlowResult, names: Mapping[str, str]) -> FlowView:
         start_ns=f.start_ns,
         end_ns=f.end_ns,
         finished=f.end_ns >= f.start_ns and f.bytes > 0,
+        uplinks=tuple(f.uplinks),
     )
 
 

@@ -74,7 +74,9 @@ class Workload(_Strict):
     senders: list[str] | None = None
     receiver: str | None = None
     ranks: Annotated[int, Field(ge=2)] | None = None
-    placement: Literal["packed", "spread"] = "spread"
+    #: random: hosts drawn from the seed (allreduce/alltoall ranks; fat_flows: destinations
+    #: of ``pairs`` shuffled among the pairs); packed/spread: see workloads.place
+    placement: Literal["packed", "spread", "random"] = "spread"
     size_bytes: Annotated[int, Field(ge=1)] = 262_144
     num_qps: Annotated[int, Field(ge=1, le=64)] = 1
     iterations: Annotated[int, Field(ge=1)] = 1
@@ -99,6 +101,10 @@ class RnicSettings(_Strict):
     cts_window: Annotated[int, Field(ge=1)] = 4
     ack_every: Annotated[int, Field(ge=1)] = 8
     qp_rate_bps: Annotated[float, Field(gt=0)] | None = None
+    #: RoCEv2 UDP source port: qpn_hash (per QP), per_connection, fixed (one per RNIC);
+    #: docs/traffic.md says which real RNIC behaviour each models
+    udp_sport: Literal["qpn_hash", "per_connection", "fixed"] = "qpn_hash"
+    tx_jitter_ns: Annotated[int, Field(ge=0)] = 0  # seeded idle time after each frame
 
 
 class Bound(_Strict):
