@@ -104,17 +104,21 @@ def uplink_metrics(run: RunView) -> dict[str, float]:
 
 
 def collision_metrics(run: RunView) -> dict[str, float]:
-    """How the flows (one per data QP) shared leaf uplinks: ``flows_sharing_uplink`` (flows
-    on an uplink that carries another flow), ``max_flows_per_uplink`` and ``collided``
-    (1 when any uplink carried two flows or more). Only flows with known uplinks count."""
-    per: dict[str, int] = defaultdict(int)
-    placed = [f for f in run.flows if f.uplinks]
+    """How fat flows shared leaf uplinks; a flow here is one (source, destination) pair's
+    data, over all its QPs. ``flows_sharing_uplink``: flows that used an uplink another flow
+    used too; ``max_flows_per_uplink``; ``collided``: 1 when any uplink carried two flows or
+    more. Only flows with known uplinks count (none known: no metrics)."""
+    used: dict[tuple[str, str], set[str]] = defaultdict(set)
+    for f in run.flows:
+        used[(f.src, f.dst)].update(f.uplinks)
+    placed = [ups for ups in used.values() if ups]
     if not placed:
         return {}
-    for f in placed:
-        for u in set(f.uplinks):
+    per: dict[str, int] = defaultdict(int)
+    for ups in placed:
+        for u in ups:
             per[u] += 1
-    sharing = sum(1 for f in placed if any(per[u] > 1 for u in f.uplinks))
+    sharing = sum(1 for ups in placed if any(per[u] > 1 for u in ups))
     most = max(per.values())
     return {
         "flows_sharing_uplink": float(sharing),
