@@ -81,7 +81,8 @@ def expand(
         label = ",".join(f"{k}={v}" for k, v in combo.items()) or name
         overrides = dict(base) | parse_set([f"{k}={v}" for k, v in combo.items()])
         folder = _folder(label) if combo else ""
-        for seed in seeds or [None]:
+        runs: list[int | None] = list(seeds) if seeds else [None]
+        for seed in runs:
             over = overrides if seed is None else overrides | {"seed": seed}
             sub = folder if seed is None else str(Path(folder) / f"seed-{seed}")
             out.append(RunRequest(label, tuple(over.items()), seed, sub or "."))

@@ -1,7 +1,9 @@
 """The flagship as distributions over fixed seeds, checked against the maths.
 
 ECMP + 1 QP: each of the 4 rack-0 -> rack-1 flows takes the leaf uplink chosen by the CRC
-of its 5-tuple; the seed draws the QPNs and hence (``qpn_hash``) the UDP source port. Two
+of its 5-tuple; the seed draws the UDP source port (``fixed``, the flagship's policy: one
+random port per RNIC; ``qpn_hash``: from the random QPNs). The pairing is fixed, so the
+source port is the only thing that varies between seeds, and each flow has its own. Two
 preconditions make "4 independent uniform choices" true, and are tested first at the hash
 level over many seeds (cheap, no network): each flow's uplink is uniform, and two flows'
 uplinks are independent. Then the measured runs must agree with 4!/4^4 = 9.375%.
@@ -41,12 +43,14 @@ RUNS = 100  # seeds 1..100 of the measured test (~0.2 s each at 16 KiB per flow)
 SMALL = {"workload.size_bytes": 16384, "duration_ms": 1000}
 
 
-def _uplink(ctl: FabricController, ips: dict[str, str], src: str, dst: str, seed: int) -> int:
-    """rtsw0's selector member index for the flagship's 1-QP flow src -> dst at ``seed``."""
-    conn = PAIRS.index((src, dst))
-    spec = ConnSpec(conn, ips[src], ips[dst], 1, seed)
+def _uplink(
+    ctl: FabricController, ips: dict[str, str], pair: tuple[str, str], seed: int, policy: str
+) -> int:
+    """rtsw0's selector member index for the flagship's 1-QP flow ``pair`` at ``seed``."""
+    src, dst = pair
+    spec = ConnSpec(PAIRS.index(pair), ips[src], ips[dst], 1, seed)
     a, b = spec.qpns("a"), spec.qpns("b")
-    sport = udp_sport("qpn_hash", seed, ips[src], (a[1], b[1]), (a[0], b[0]))
+    sport = udp_sport(policy, seed, ips[src], (a[1], b[1]), (a[0], b[0]))
     fields = [
         (int(ipaddress.IPv4Address(ips[src])), 32),
         (int(ipaddress.IPv4Address(ips[dst])), 32),
@@ -58,13 +62,14 @@ def _uplink(ctl: FabricController, ips: dict[str, str], src: str, dst: str, seed
     return v1model_hash("crc16", fields, 0, 65536) % n
 
 
-def test_hash_level_choices_are_uniform_and_independent() -> None:
+@pytest.mark.parametrize("policy", ["fixed", "qpn_hash"])
+def test_hash_level_choices_are_uniform_and_independent(policy: str) -> None:
     topo = resolve(load_clos(ROOT / "topologies" / "two_rack_4spine.yaml"))
     ctl = FabricController(topo, FabricConfig(lb_mode="ecmp"))
     ips = {h.name: h.ip for h in topo.hosts}
     seeds = range(1, 2001)
-    first = [_uplink(ctl, ips, "h0", "h4", s) for s in seeds]
-    second = [_uplink(ctl, ips, "h1", "h5", s) for s in seeds]
+    first = [_uplink(ctl, ips, PAIRS[0], s, policy) for s in seeds]
+    second = [_uplink(ctl, ips, PAIRS[1], s, policy) for s in seeds]
     counts = Counter(first)
     assert sorted(counts) == [0, 1, 2, 3]
     assert stats.chisquare([counts[i] for i in range(4)]).pvalue > LEVEL  # uniform
