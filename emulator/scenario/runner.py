@@ -129,7 +129,12 @@ def _fabric_config(sc: Scenario) -> Any:
         "flowlet_gap_us": sw.flowlet_gap_us,
         "dscp_to_tc": tuple(sorted(dscp_to_tc.items())),
         "pfc": PfcConfig(
-            enabled=sw.pfc.enabled, xoff=sw.pfc.xoff_pkts, xon=sw.pfc.xon_pkts, quanta=sw.pfc.quanta
+            enabled=sw.pfc.enabled,
+            xoff=sw.pfc.xoff_pkts,
+            xon=sw.pfc.xon_pkts,
+            quanta=sw.pfc.quanta,
+            mtu=sc.rnic.mtu,
+            response_ns=sw.pfc.response_ns,
         ),
         "ecn_thresholds": ((qos.TC_BULK, sw.ecn.threshold_pkts),) if sw.ecn.enabled else (),
         "queue_depth": sw.queue_depth_pkts,

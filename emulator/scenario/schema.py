@@ -19,21 +19,32 @@ class _Strict(BaseModel):
 
 
 class PfcSettings(_Strict):
-    """Priority flow control: pause upstream when a queue crosses XOFF, resume below XON."""
+    """Priority flow control: pause upstream when a queue crosses XOFF, resume below XON.
+
+    Thresholds left out are derived from the topology's link rates and cable delays, the
+    RNIC MTU, the queue depth and ``response_ns`` (emulator.control.pfc_headroom: IEEE
+    802.1Qbb headroom); give both to set them explicitly.
+    """
 
     enabled: bool = True
-    xoff_pkts: Annotated[int, Field(ge=1)] = 48
-    xon_pkts: Annotated[int, Field(ge=0)] = 24
+    xoff_pkts: Annotated[int, Field(ge=1)] | None = None
+    xon_pkts: Annotated[int, Field(ge=0)] | None = None
+    #: a neighbour's reaction time to a pause beyond finishing its current frame (ns); the
+    #: IEEE 802.3 bound at 400 Gb/s is 463,360 bit times = 1158 ns
+    response_ns: Annotated[int, Field(ge=0)] = 0
     #: pause time per XOFF in 512-bit-time quanta (1000 = 51 ms at 10 Mb/s, 1.3 us at 400 Gb/s);
     #: the switch refreshes XOFF before it expires
     quanta: Annotated[int, Field(ge=1, le=0xFFFF)] = 1000
 
     @model_validator(mode="after")
     def _xon_below_xoff(self) -> PfcSettings:
-        if self.xon_pkts >= self.xoff_pkts:
-            raise ValueError(
-                f"xon_pkts ({self.xon_pkts}) must be below xoff_pkts ({self.xoff_pkts})"
-            )
+        if (self.xoff_pkts is None) != (self.xon_pkts is None):
+            raise ValueError("give both xoff_pkts and xon_pkts, or neither (derived)")
+        if self.xon_pkts is not None and self.xoff_pkts is not None:
+            if self.xon_pkts >= self.xoff_pkts:
+                raise ValueError(
+                    f"xon_pkts ({self.xon_pkts}) must be below xoff_pkts ({self.xoff_pkts})"
+                )
         return self
 
 
