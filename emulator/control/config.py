@@ -27,7 +27,8 @@ class PfcConfig:
     priorities: tuple[int, ...] = (qos.TC_BULK,)
     xoff: int | None = None
     xon: int | None = None
-    quanta: int = 1000
+    #: pause time per XOFF in 512-bit quanta; None: derived (pfc_headroom.pause_quanta)
+    quanta: int | None = None
     #: largest payload of the lossless class (RoCE path MTU) and the neighbours' response
     #: time beyond finishing their current frame; both only feed the derivation
     mtu: int = 1024
@@ -39,7 +40,8 @@ class PfcConfig:
         """Refresh interval in microseconds for a port of ``rate_bps``."""
         if self.refresh_us is not None:
             return self.refresh_us
-        pause_us = self.quanta * 512 / rate_bps * 1e6
+        quanta = self.quanta if self.quanta is not None else 0xFFFF
+        pause_us = quanta * 512 / rate_bps * 1e6
         return max(1, int(pause_us / 2))
 
 
@@ -86,7 +88,7 @@ class FabricConfig:
             raise ControlError(f"pfc thresholds: need 0 <= xon < xoff, got {p.xon}, {p.xoff}")
         if p.mtu <= 0 or p.response_ns < 0:
             raise ControlError("pfc.mtu must be > 0 and pfc.response_ns >= 0")
-        if not (0 < p.quanta < 1 << 16):
+        if p.quanta is not None and not (0 < p.quanta < 1 << 16):
             raise ControlError(f"pfc.quanta must be 1-65535, got {p.quanta}")
         for prio, threshold in self.ecn_thresholds:
             if not (0 <= prio < 8 and 0 <= threshold < 1 << 19):

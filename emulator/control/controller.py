@@ -23,15 +23,20 @@ from emulator.topology import ResolvedTopology
 
 
 def with_pfc_thresholds(topo: ResolvedTopology, config: FabricConfig) -> FabricConfig:
-    """``config`` with its PFC thresholds derived from ``topo`` when not given explicitly."""
+    """``config`` with PFC thresholds and pause quanta derived from ``topo`` where not given."""
     pfc = config.pfc
-    if pfc.xoff is not None or not pfc.enabled:
+    if not pfc.enabled:
         return config
-    from emulator.target.tm import DEFAULT_QUEUE_DEPTH
+    if pfc.quanta is None:
+        fastest = max((p.rate_bps for s in topo.switches for p in s.ports), default=10e9)
+        pfc = dataclasses.replace(pfc, quanta=pfc_headroom.pause_quanta(fastest))
+    if pfc.xoff is None:
+        from emulator.target.tm import DEFAULT_QUEUE_DEPTH
 
-    depth = config.queue_depth or DEFAULT_QUEUE_DEPTH
-    t = pfc_headroom.derive(topo, pfc.mtu, depth, pfc.response_ns)
-    return dataclasses.replace(config, pfc=dataclasses.replace(pfc, xoff=t.xoff, xon=t.xon))
+        depth = config.queue_depth or DEFAULT_QUEUE_DEPTH
+        t = pfc_headroom.derive(topo, pfc.mtu, depth, pfc.response_ns)
+        pfc = dataclasses.replace(pfc, xoff=t.xoff, xon=t.xon)
+    return dataclasses.replace(config, pfc=pfc)
 
 
 class FabricController:

@@ -11,6 +11,7 @@ deliver, per ingress link,
   + response         the neighbour's reaction time (IEEE 802.3 bounds it; 0 for the
                      emulated RNICs and switches, which stop at the next frame boundary)
   + MTU[S]           the frame the neighbour is sending when the pause arrives
+  + 1 packet         the neighbour's packet that found the queue above XOFF (the trigger)
 
 The thresholds here count packets of the egress queue (roce_fabric.p4 pauses every ingress
 neighbour that feeds a queue above XOFF), so every other port of a switch can overshoot
@@ -30,6 +31,13 @@ from emulator.control.errors import ControlError
 #: RETH 16 + ICRC 4 + FCS 4 + preamble/SFD 8 + inter-frame gap 12
 FRAME_OVERHEAD = 98
 PFC_FRAME = 64 + 20  # a PFC frame with preamble and inter-frame gap
+#: a pause lasts at least this long (ns). roce_fabric.p4 refreshes an XOFF only when the
+#: paused neighbour's next packet arrives, i.e. after the pause lapsed; each lapse lets
+#: every paused neighbour deliver its headroom again, so pauses must be long compared with
+#: how fast congested queues drain (explicit XONs resume neighbours early). 80 us at
+#: 400 Gb/s = 62,500 quanta; at 10 Mb/s MIN_QUANTA (51 ms) is already longer.
+MIN_PAUSE_NS = 80_000
+MIN_QUANTA = 1000  # 51 ms at 10 Mb/s (the scaled-down fabrics)
 
 
 @dataclass(frozen=True)
@@ -51,8 +59,18 @@ def headroom_bytes(rate_bps: float, delay_ns: float, mtu: int, response_ns: floa
 
 
 def headroom_pkts(rate_bps: float, delay_ns: float, mtu: int, response_ns: float = 0) -> int:
-    """The same in whole MTU-sized frames (rounded up)."""
-    return math.ceil(headroom_bytes(rate_bps, delay_ns, mtu, response_ns) / (mtu + FRAME_OVERHEAD))
+    """The same in whole MTU-sized frames (rounded up), plus the packet whose arrival above
+    XOFF triggers the pause (a neighbour is paused when one of its packets finds the queue
+    above XOFF, so that packet too lands above it)."""
+    frames = headroom_bytes(rate_bps, delay_ns, mtu, response_ns) / (mtu + FRAME_OVERHEAD)
+    return math.ceil(frames) + 1
+
+
+def pause_quanta(rate_bps: float) -> int:
+    """Pause quanta (512 bit times) lasting at least ``MIN_PAUSE_NS`` at ``rate_bps``
+    (the fabric's fastest port), at least ``MIN_QUANTA``, at most 0xFFFF."""
+    need = math.ceil(MIN_PAUSE_NS * rate_bps / 512e9)
+    return min(0xFFFF, max(MIN_QUANTA, need))
 
 
 def derive(topo: Any, mtu: int, depth: int, response_ns: float = 0) -> PfcThresholds:

@@ -32,9 +32,9 @@ class PfcSettings(_Strict):
     #: a neighbour's reaction time to a pause beyond finishing its current frame (ns); the
     #: IEEE 802.3 bound at 400 Gb/s is 463,360 bit times = 1158 ns
     response_ns: Annotated[int, Field(ge=0)] = 0
-    #: pause time per XOFF in 512-bit-time quanta (1000 = 51 ms at 10 Mb/s, 1.3 us at 400 Gb/s);
-    #: the switch refreshes XOFF before it expires
-    quanta: Annotated[int, Field(ge=1, le=0xFFFF)] = 1000
+    #: pause time per XOFF in 512-bit-time quanta; the switch refreshes XOFF before it
+    #: expires. None: at least 20 us at the fastest link, at least 1000 (51 ms at 10 Mb/s)
+    quanta: Annotated[int, Field(ge=1, le=0xFFFF)] | None = None
 
     @model_validator(mode="after")
     def _xon_below_xoff(self) -> PfcSettings:
