@@ -287,6 +287,8 @@ def run_scenario(
         )
         workload = workload_mapping(sc, cfg.topo)
         meta.topology = spec_to_dict(cfg.topo.spec)
+        if choice.runtime == "mininet":
+            _warn_capacity(meta, cfg.topo, choice.target, sc.rnic.mtu, say)
         from emulator.runtime.base import make_runtime
 
         rt = make_runtime(choice.runtime, cfg)
@@ -333,6 +335,19 @@ def run_scenario(
     save_outcome(outcome, report=report)
     _detach_log(handler)
     return outcome
+
+
+def _warn_capacity(
+    meta: RunMeta, topo: Any, target: str, mtu: int, say: Callable[[str], None]
+) -> None:
+    """Say (log, progress, ``meta.why``) when the links outrun the Mininet switches."""
+    from emulator.runtime.mininet_capacity import capacity_warning
+
+    note = capacity_warning(topo, target, mtu)
+    if note:
+        log.warning("%s", note)
+        say(f"WARNING: {note}")
+        meta.why = f"{meta.why}; WARNING: {note}"
 
 
 def save_outcome(outcome: RunOutcome, report: bool = True) -> None:
