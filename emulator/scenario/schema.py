@@ -40,11 +40,9 @@ class PfcSettings(_Strict):
     def _xon_below_xoff(self) -> PfcSettings:
         if (self.xoff_pkts is None) != (self.xon_pkts is None):
             raise ValueError("give both xoff_pkts and xon_pkts, or neither (derived)")
-        if self.xon_pkts is not None and self.xoff_pkts is not None:
-            if self.xon_pkts >= self.xoff_pkts:
-                raise ValueError(
-                    f"xon_pkts ({self.xon_pkts}) must be below xoff_pkts ({self.xoff_pkts})"
-                )
+        xon, xoff = self.xon_pkts, self.xoff_pkts
+        if xon is not None and xoff is not None and xon >= xoff:
+            raise ValueError(f"xon_pkts ({xon}) must be below xoff_pkts ({xoff})")
         return self
 
 
