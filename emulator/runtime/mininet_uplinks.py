@@ -239,5 +239,6 @@ def assign_uplinks(
     for f, ups in zip(flows, uplinks, strict=True):
         host = by_ip.get(f.src)
         keep = host is not None and host.leaf not in rejected
-        out.append(f.model_copy(update={"uplinks": list(ups) if keep else []}))
+        update = {"uplinks": list(ups) if keep else [], "uplinks_source": "predicted"}
+        out.append(f.model_copy(update=update))
     return out, notes

@@ -187,7 +187,23 @@ def as_view(result: RunResult | Mapping[str, Any] | RunView) -> RunView:
         cts_latency_ns=tuple(r.cts_latency_ns),
         conservation_ok=None if r.conservation is None else r.conservation.ok,
         host_leaf=host_leaf,
+        extra=_uplink_provenance(r),
     )
+
+
+#: how each ``FlowResult.uplinks_source`` is shown in reports
+PROVENANCE = {
+    "measured": "measured (data frames seen leaving the leaf uplinks)",
+    "predicted": "INFERRED (the leaf's program run on a frame of each flow), not measured",
+}
+
+
+def _uplink_provenance(r: RunResult) -> dict[str, str]:
+    """``{"flow uplinks": how they were obtained}`` when any flow has uplinks."""
+    kinds = sorted({f.uplinks_source or "unknown" for f in r.flows if f.uplinks})
+    if not kinds:
+        return {}
+    return {"flow uplinks": "; ".join(PROVENANCE.get(k, k) for k in kinds)}
 
 
 def _host_names(r: RunResult) -> dict[str, str]:
