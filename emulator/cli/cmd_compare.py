@@ -9,9 +9,11 @@ from pathlib import Path
 
 from emulator.cli.cmd_run import add_common
 from emulator.cli.display import console, progress, summary_table
+from emulator.cli.distribution import add_seeds_argument, run_requests
 from emulator.errors import UserError
 from emulator.scenario.load import load_scenario, parse_set
-from emulator.scenario.runner import RunOutcome, run_scenario
+from emulator.scenario.runner import RunOutcome
+from emulator.scenario.seeds import execute, expand, parse_seeds
 
 HELP = "run a scenario once per variant (--vary lb=ecmp,eecmp) and compare the results"
 
@@ -19,6 +21,7 @@ HELP = "run a scenario once per variant (--vary lb=ecmp,eecmp) and compare the r
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """SCENARIO, --vary (repeatable) and the common options."""
     add_common(parser)
+    add_seeds_argument(parser)
     parser.add_argument(
         "--vary",
         action="append",
@@ -46,25 +49,22 @@ def run(args: argparse.Namespace) -> int:
     combos = variants(args.vary)
     for combo in combos:  # validate every variant before starting any
         load_scenario(args.scenario, base | parse_set([f"{k}={v}" for k, v in combo.items()]))
+    seeds = parse_seeds(args.seeds) if args.seeds else None
     stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")
     outdir = args.out or Path("results") / f"{stamp}-compare-{args.scenario.stem}"
     outdir.mkdir(parents=True, exist_ok=True)
+    requests = expand(combos, base, seeds, args.scenario.stem)
+    if seeds is not None:
+        return run_requests(args, requests, outdir, f"{args.scenario.stem} over seeds")
     outcomes: list[tuple[str, RunOutcome]] = []
-    for combo in combos:
-        label = ",".join(f"{k}={v}" for k, v in combo.items())
-        overrides = base | parse_set([f"{k}={v}" for k, v in combo.items()])
-        sub = outdir / label.replace("=", "-").replace(",", "_")
-        with progress(label) as say:
-            outcome = run_scenario(
-                args.scenario,
-                overrides,
-                runtime=args.runtime,
-                target=args.target,
-                out=sub,
+    for req in requests:
+        with progress(req.label) as say:
+            outcome = execute(
+                req, args.scenario, outdir, runtime=args.runtime, target=args.target,
                 progress=say,
                 wall_limit_s=args.wall_limit,
-            )
-        outcomes.append((label, outcome))
+            )  # fmt: skip
+        outcomes.append((req.label, outcome))
     meta = outcomes[0][1].result.meta
     console.print(f"[bold]{meta.scenario}[/]: {meta.why}; seed {meta.seed}")
     console.print(summary_table(outcomes))

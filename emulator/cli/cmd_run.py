@@ -42,13 +42,18 @@ def _positive_seconds(text: str) -> float:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """SCENARIO and the common options."""
+    """SCENARIO, the common options and --seeds."""
+    from emulator.cli.distribution import add_seeds_argument
+
     add_common(parser)
+    add_seeds_argument(parser)
 
 
 def run(args: argparse.Namespace) -> int:
     """Run, show the header, the summary and where the results are."""
     overrides = parse_set(args.set)
+    if args.seeds:
+        return _run_seeds(args, overrides)
     with progress(args.scenario.name) as say:
         outcome = run_scenario(
             args.scenario,
@@ -70,3 +75,20 @@ def run(args: argparse.Namespace) -> int:
         console.print(f"[red]run INCOMPLETE[/]: {meta.incomplete_reason}")
     console.print(f"results: {outcome.outdir} (report: {outcome.outdir / 'report.html'})")
     return outcome.exit_code
+
+
+def _run_seeds(args: argparse.Namespace, overrides: dict[str, object]) -> int:
+    """``fabemu run --seeds``: the scenario once per seed, as a distribution."""
+    import datetime as dt
+
+    from emulator.cli.distribution import run_requests
+    from emulator.scenario.load import load_scenario
+    from emulator.scenario.seeds import expand, parse_seeds
+
+    seeds = parse_seeds(args.seeds)
+    load_scenario(args.scenario, overrides)  # validate before starting
+    stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+    outdir = args.out or Path("results") / f"{stamp}-seeds-{args.scenario.stem}"
+    outdir.mkdir(parents=True, exist_ok=True)
+    requests = expand([], overrides, seeds, args.scenario.stem)
+    return run_requests(args, requests, outdir, f"{args.scenario.stem} over seeds")

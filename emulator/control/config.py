@@ -16,13 +16,23 @@ def _default_hashes() -> dict[str, str]:
 
 @dataclass(frozen=True)
 class PfcConfig:
-    """PFC generation: thresholds in packets of queue depth, pause time in 512-bit quanta."""
+    """PFC generation: thresholds in packets of queue depth, pause time in 512-bit quanta.
+
+    ``xoff``/``xon`` None (the default, and the only default anywhere): derived by the
+    controller from the topology's rates and delays, ``mtu``, the queue depth and
+    ``response_ns`` (emulator.control.pfc_headroom).
+    """
 
     enabled: bool = True
     priorities: tuple[int, ...] = (qos.TC_BULK,)
-    xoff: int = 16
-    xon: int = 4
-    quanta: int = 1000
+    xoff: int | None = None
+    xon: int | None = None
+    #: pause time per XOFF in 512-bit quanta; None: derived (pfc_headroom.pause_quanta)
+    quanta: int | None = None
+    #: largest payload of the lossless class (RoCE path MTU) and the neighbours' response
+    #: time beyond finishing their current frame; both only feed the derivation
+    mtu: int = 1024
+    response_ns: int = 0
     #: XOFF refresh interval; None = half the pause time at the switch's slowest port
     refresh_us: int | None = None
 
@@ -30,7 +40,8 @@ class PfcConfig:
         """Refresh interval in microseconds for a port of ``rate_bps``."""
         if self.refresh_us is not None:
             return self.refresh_us
-        pause_us = self.quanta * 512 / rate_bps * 1e6
+        quanta = self.quanta if self.quanta is not None else 0xFFFF
+        pause_us = quanta * 512 / rate_bps * 1e6
         return max(1, int(pause_us / 2))
 
 
@@ -71,9 +82,13 @@ class FabricConfig:
         p = self.pfc
         if not all(0 <= prio < 8 for prio in p.priorities):
             raise ControlError(f"pfc.priorities {p.priorities}: each 0-7")
-        if not (0 <= p.xon < p.xoff < 1 << 19):
+        if (p.xoff is None) != (p.xon is None):
+            raise ControlError("pfc thresholds: give both xoff and xon, or neither (derived)")
+        if p.xoff is not None and p.xon is not None and not (0 <= p.xon < p.xoff < 1 << 19):
             raise ControlError(f"pfc thresholds: need 0 <= xon < xoff, got {p.xon}, {p.xoff}")
-        if not (0 < p.quanta < 1 << 16):
+        if p.mtu <= 0 or p.response_ns < 0:
+            raise ControlError("pfc.mtu must be > 0 and pfc.response_ns >= 0")
+        if p.quanta is not None and not (0 < p.quanta < 1 << 16):
             raise ControlError(f"pfc.quanta must be 1-65535, got {p.quanta}")
         for prio, threshold in self.ecn_thresholds:
             if not (0 <= prio < 8 and 0 <= threshold < 1 << 19):

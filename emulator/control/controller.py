@@ -9,8 +9,10 @@ ctl.selection("rtsw0", "10.0.1.0/24")       # next hops in selector order
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 
+from emulator.control import pfc_headroom
 from emulator.control.apply import CommandSink, apply_commands
 from emulator.control.config import FabricConfig
 from emulator.control.errors import ControlError
@@ -20,12 +22,29 @@ from emulator.control.state import ProgramState
 from emulator.topology import ResolvedTopology
 
 
+def with_pfc_thresholds(topo: ResolvedTopology, config: FabricConfig) -> FabricConfig:
+    """``config`` with PFC thresholds and pause quanta derived from ``topo`` where not given."""
+    pfc = config.pfc
+    if not pfc.enabled:
+        return config
+    if pfc.quanta is None:
+        fastest = max((p.rate_bps for s in topo.switches for p in s.ports), default=10e9)
+        pfc = dataclasses.replace(pfc, quanta=pfc_headroom.pause_quanta(fastest))
+    if pfc.xoff is None:
+        from emulator.target.tm import DEFAULT_QUEUE_DEPTH
+
+        depth = config.queue_depth or DEFAULT_QUEUE_DEPTH
+        t = pfc_headroom.derive(topo, pfc.mtu, depth, pfc.response_ns)
+        pfc = dataclasses.replace(pfc, xoff=t.xoff, xon=t.xon)
+    return dataclasses.replace(config, pfc=pfc)
+
+
 class FabricController:
     """Owns the routing state of every switch of one topology."""
 
     def __init__(self, topo: ResolvedTopology, config: FabricConfig | None = None) -> None:
         self.topo = topo
-        self.config = config or FabricConfig()
+        self.config = with_pfc_thresholds(topo, config or FabricConfig())
         self.failed: set[LinkId] = set()
         self.routes: dict[str, SwitchRoutes] = compute_routes(topo)
         self.states: dict[str, ProgramState] = {}

@@ -91,14 +91,20 @@ def render_switch(routes: SwitchRoutes, config: FabricConfig, ops: Sequence[Op])
         "mirror_base": names.PFC_MIRROR_BASE,
         "pfc_enabled": pfc.enabled,
         "pfc_priorities": pfc.priorities,
-        "pfc_xoff": pfc.xoff,
-        "pfc_xon": pfc.xon,
+        "pfc_xoff": _threshold(pfc.xoff) if pfc.enabled else pfc.xoff,
+        "pfc_xon": _threshold(pfc.xon) if pfc.enabled else pfc.xon,
         "pfc_quanta": pfc.quanta,
         "pfc_refresh_us": pfc.refresh_for(routes.min_rate_bps),
         "ecn_thresholds": config.ecn_thresholds,
         "queue_depth": config.queue_depth,
     }
     return _env().get_template("switch.cli.j2").render(context)
+
+
+def _threshold(value: int | None) -> int:
+    if value is None:
+        raise ControlError("PFC thresholds not derived yet (FabricController derives them)")
+    return value
 
 
 def render_ops(switch: str, reason: str, ops: Sequence[Op]) -> str:

@@ -56,9 +56,14 @@ class FlowResult(_Model):
     duration_ns: int
     throughput_bps: float
     uplinks: list[str] = Field(default_factory=list)  # "rtsw0:5" egress ports used upwards
+    #: how ``uplinks`` was obtained: "measured" (frames seen on the uplinks), "predicted"
+    #: (the leaf's program run on a frame of the flow), "" (not known)
+    uplinks_source: str = ""
 
     @classmethod
-    def from_record(cls, rec: FlowRecord, uplinks: list[str] | None = None) -> FlowResult:
+    def from_record(
+        cls, rec: FlowRecord, uplinks: list[str] | None = None, uplinks_source: str = ""
+    ) -> FlowResult:
         """Build from the traffic layer's :class:`FlowRecord`."""
         return cls(
             src=rec.src,
@@ -70,6 +75,7 @@ class FlowResult(_Model):
             duration_ns=rec.duration_ns,
             throughput_bps=rec.throughput_bps,
             uplinks=list(uplinks or []),
+            uplinks_source=uplinks_source,
         )
 
 

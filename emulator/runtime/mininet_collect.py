@@ -238,14 +238,36 @@ def _data_drops(
         c["data_drops"] = dropped - max(0.0, min(pfc_rx[sw], uncounted))
 
 
+def measured_flow_uplinks(
+    flows: list[FlowResult], measured: Mapping[tuple[str, int], Mapping[str, int]]
+) -> tuple[list[FlowResult], list[str]]:
+    """Flows with the uplinks their data frames were seen on (``uplinks_source`` measured)."""
+    out = []
+    for f in flows:
+        try:
+            qpn = int(f.flow_id.split("->")[-1], 16)
+        except ValueError:
+            out.append(f)
+            continue
+        ups = sorted(measured.get((f.dst, qpn), {}))
+        out.append(f.model_copy(update={"uplinks": ups, "uplinks_source": "measured"}))
+    seen = sum(1 for f in out if f.uplinks)
+    note = f"uplinks measured from frames captured on leaf uplinks ({seen}/{len(out)} flows seen)"
+    return out, [note]
+
+
 def build_result(
     topo: ResolvedTopology,
     rec: RunRecord,
     meta: RunMeta,
     incomplete: Sequence[str] = (),
     uplinks: UplinkPredictor | None = None,
+    *,
+    measured: Mapping[tuple[str, int], Mapping[str, int]] | None = None,
 ) -> RunResult:
-    """Assemble the RunResult of a Mininet run (``uplinks`` computes FlowResult.uplinks)."""
+    """Assemble the RunResult of a Mininet run. FlowResult.uplinks: ``measured`` (bytes per
+    flow and uplink captured on the wire, mininet_capture) when given, else computed by
+    ``uplinks`` (the leaf program, labelled "predicted")."""
     hosts = {h: rep.get("counters", {}) for reports in rec.reports for h, rep in reports.items()}
     switches = {sw: _switch_counters(st) for sw, st in rec.final.items()}
     for sw, pc in rec.program_counters.items():
@@ -283,7 +305,10 @@ def build_result(
         for sw, st in sorted(rec.final.items())
         for t, p, c, q in st.get("pfc_events", [])
     ]
-    flows, notes = assign_uplinks(uplinks, _flows(rec), rec.final, rec.changes)
+    if measured is not None:
+        flows, notes = measured_flow_uplinks(_flows(rec), measured)
+    else:
+        flows, notes = assign_uplinks(uplinks, _flows(rec), rec.final, rec.changes)
     return RunResult(
         meta=finished_meta(meta, rec.end_ns, incomplete),
         flows=flows,

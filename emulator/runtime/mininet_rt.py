@@ -25,6 +25,7 @@ from typing import Any
 from emulator.errors import UserError
 from emulator.measure.results import RunMeta, RunResult
 from emulator.runtime.base import RuntimeConfig
+from emulator.runtime.mininet_capture import UplinkCapture
 from emulator.runtime.mininet_collect import RunRecord, Sample, build_result, kernel_counters
 from emulator.runtime.mininet_fabric import MininetFabric, workload_hosts
 from emulator.runtime.mininet_sampler import KernelSampler
@@ -60,6 +61,7 @@ class MininetRuntime:
         self._rec: RunRecord | None = None
         self._collected = False
         self._sampler: KernelSampler | None = None
+        self._capture: UplinkCapture | None = None
 
     # -- lifecycle -----------------------------------------------------------------------
 
@@ -79,6 +81,19 @@ class MininetRuntime:
             self._rec.t0_mono_ns,
         )
         self._sampler.start()
+        self._start_capture()
+
+    def _start_capture(self) -> None:
+        """tcpdump on the leaf uplinks, so each flow's uplinks are measured (mininet_capture)."""
+        why = UplinkCapture.available()
+        if why is not None:
+            assert self._rec is not None
+            self._rec.events.append(f"uplinks will be predicted, not measured: {why}")
+            return
+        self._capture = UplinkCapture(self.config.topo, self.fabric.run_dir / "uplinks")
+        for proc in self._capture.start():
+            if self.fabric.state is not None:
+                self.fabric.state.add_pid(proc.pid, "tcpdump (uplink capture)")
 
     def stop(self) -> None:
         """Stop RNIC processes and tear the network down (idempotent)."""
@@ -89,6 +104,8 @@ class MininetRuntime:
                     p.wait(timeout=10)
         if self._sampler is not None:
             self._sampler.stop()  # before its interfaces go
+        if self._capture is not None:
+            self._capture.stop()
         self.fabric.stop()
 
     def _now(self) -> int:
@@ -220,6 +237,8 @@ class MininetRuntime:
             self.config.commands,
             priority_queues=self.config.priority_queues,
             dscp=DSCP_BULK if dscp is None else int(dscp),
+            sport_policy=str(self.config.rnic.get("udp_sport", "qpn_hash")),
+            seed=self.config.seed,
         )
 
     def result(self, meta: RunMeta) -> RunResult:
@@ -247,4 +266,10 @@ class MininetRuntime:
         ]
         if not self.workloads:
             incomplete.append("no workload was added")
-        return build_result(self.config.topo, rec, meta, incomplete, self._predictor())
+        measured = None
+        if self._capture is not None:
+            self._capture.stop()  # the RNICs are done: every frame is on the wire
+            measured = self._capture.measure()
+        return build_result(
+            self.config.topo, rec, meta, incomplete, self._predictor(), measured=measured
+        )

@@ -6,7 +6,7 @@ the runtime commands sent during the run) in an in-process ``Switch`` on a data 
 the flow, then *checked* against the leaf's observed per-uplink byte counters::
 
     flow (src ip, dst ip, sQPN->dQPN)          leaf program (shadow Switch, same tables)
-      └─ Ether/IPv4/UDP(udp_sport(s, d), 4791)/BTH(dQPN)  ──process(host port)──►  egress
+      └─ Ether/IPv4/UDP(sport(policy), 4791)/BTH(dQPN)  ──process(host port)──►  egress
          port in the leaf's uplinks  ──►  "rtsw0:7"
 
     check, per source leaf:  share of the flows' bytes predicted on each uplink
@@ -29,10 +29,12 @@ from typing import Any
 from emulator.control.apply import apply_commands
 from emulator.measure.results import FlowResult
 from emulator.topology import ResolvedTopology
+from emulator.traffic.connection import QP_SLOTS
 from emulator.traffic.framing import RoceV2Framing
 from emulator.traffic.opcodes import RC_RDMA_WRITE_MIDDLE
 from emulator.traffic.qos import DSCP_BULK
-from emulator.traffic.roce import encode_transport, udp_sport
+from emulator.traffic.roce import encode_transport
+from emulator.traffic.seeding import flow_sport
 
 IDLE_SHARE = 0.05  # an uplink predicted idle may carry this share of the bytes (ACKs, CTS)
 PROBE_PAYLOAD = 1024  # payload of the probe data frame (the hash ignores it)
@@ -85,8 +87,11 @@ class UplinkPredictor:
         *,
         priority_queues: int = 8,
         dscp: int = DSCP_BULK,
+        sport_policy: str = "qpn_hash",
+        seed: int = 0,
     ) -> None:
         self.topo = topo
+        self.sport_policy, self.seed = sport_policy, seed
         self.programs = programs
         self.commands = commands
         self.priority_queues = priority_queues
@@ -116,8 +121,14 @@ class UplinkPredictor:
         if src is None or dst is None or qpns is None:
             return None
         sqpn, dqpn = qpns
+        try:
+            sport = flow_sport(
+                self.sport_policy, self.seed, (src.ip, sqpn), (dst.ip, dqpn), QP_SLOTS
+            )
+        except ValueError:
+            return None
         path = self._framing.make_path(
-            src.mac, src.gateway_mac, src.ip, dst.ip, udp_sport(sqpn, dqpn), self.dscp, 0
+            src.mac, src.gateway_mac, src.ip, dst.ip, sport, self.dscp, 0
         )
         transport = encode_transport(RC_RDMA_WRITE_MIDDLE, dqpn, 0, bytes(PROBE_PAYLOAD))
         ups = {p.number for p in self.topo.switch(src.leaf).uplink_ports}
@@ -228,5 +239,6 @@ def assign_uplinks(
     for f, ups in zip(flows, uplinks, strict=True):
         host = by_ip.get(f.src)
         keep = host is not None and host.leaf not in rejected
-        out.append(f.model_copy(update={"uplinks": list(ups) if keep else []}))
+        update = {"uplinks": list(ups) if keep else [], "uplinks_source": "predicted"}
+        out.append(f.model_copy(update=update))
     return out, notes

@@ -111,7 +111,8 @@ def _flows(rt: VirtualRuntime) -> list[FlowResult]:
     for dep in rt.deployments:
         for rec in dep.flow_records():
             qpn = int(rec.flow_id.split("->")[-1], 16)
-            out.append(FlowResult.from_record(rec, uplinks=rt.ledger.uplinks(rec.dst, qpn)))
+            ups = rt.ledger.uplinks(rec.dst, qpn)
+            out.append(FlowResult.from_record(rec, ups, "measured"))
     return out
 
 

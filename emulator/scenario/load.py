@@ -72,6 +72,7 @@ ALIASES = {
     "placement": "workload.placement",
     "pfc": "switch.pfc.enabled",
     "ecn": "switch.ecn.enabled",
+    "sport": "rnic.udp_sport",
 }
 
 

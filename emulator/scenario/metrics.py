@@ -52,6 +52,7 @@ def summary_metrics(result: Any) -> dict[str, float]:
         out["conservation_ok"] = 1.0 if run.conservation_ok else 0.0
     out["completed"] = 1.0 if completed(run) else 0.0
     out |= uplink_metrics(run)
+    out |= collision_metrics(run)
     out |= flow_metrics(run)
     if run.cts_latency_ns:
         out["cts_p99_latency_us"] = percentile(run.cts_latency_ns, 99) / 1e3
@@ -113,6 +114,30 @@ def uplink_metrics(run: RunView) -> dict[str, float]:
         worst = max(worst, max(loads) / mean)
         idle += sum(1 for b in loads if b < IDLE_FRACTION * mean)
     return {"max_uplink_imbalance": worst, "idle_uplinks": float(idle)}
+
+
+def collision_metrics(run: RunView) -> dict[str, float]:
+    """How fat flows shared leaf uplinks; a flow here is one (source, destination) pair's
+    data, over all its QPs. ``flows_sharing_uplink``: flows that used an uplink another flow
+    used too; ``max_flows_per_uplink``; ``collided``: 1 when any uplink carried two flows or
+    more. Only flows with known uplinks count (none known: no metrics)."""
+    used: dict[tuple[str, str], set[str]] = defaultdict(set)
+    for f in run.flows:
+        used[(f.src, f.dst)].update(f.uplinks)
+    placed = [ups for ups in used.values() if ups]
+    if not placed:
+        return {}
+    per: dict[str, int] = defaultdict(int)
+    for ups in placed:
+        for u in ups:
+            per[u] += 1
+    sharing = sum(1 for ups in placed if any(per[u] > 1 for u in ups))
+    most = max(per.values())
+    return {
+        "flows_sharing_uplink": float(sharing),
+        "max_flows_per_uplink": float(most),
+        "collided": 1.0 if most > 1 else 0.0,
+    }
 
 
 def flow_metrics(run: RunView) -> dict[str, float]:

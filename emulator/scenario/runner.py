@@ -132,7 +132,12 @@ def _fabric_config(sc: Scenario) -> Any:
         "flowlet_gap_us": sw.flowlet_gap_us,
         "dscp_to_tc": tuple(sorted(dscp_to_tc.items())),
         "pfc": PfcConfig(
-            enabled=sw.pfc.enabled, xoff=sw.pfc.xoff_pkts, xon=sw.pfc.xon_pkts, quanta=sw.pfc.quanta
+            enabled=sw.pfc.enabled,
+            xoff=sw.pfc.xoff_pkts,
+            xon=sw.pfc.xon_pkts,
+            quanta=sw.pfc.quanta,
+            mtu=sc.rnic.mtu,
+            response_ns=sw.pfc.response_ns,
         ),
         "ecn_thresholds": ((qos.TC_BULK, sw.ecn.threshold_pkts),) if sw.ecn.enabled else (),
         "queue_depth": sw.queue_depth_pkts,
@@ -209,11 +214,13 @@ def workload_mapping(sc: Scenario, topo: Any) -> dict[str, Any]:
     out: dict[str, Any] = {"kind": w.kind, "size_bytes": w.size_bytes, "num_qps": w.num_qps}
     if w.kind == "fat_flows":
         out["pairs"] = [list(p) for p in w.pairs or []]
+        if w.placement == "random":
+            out["pairs"] = shuffled_pairs(out["pairs"], sc.seed)
         out["iterations"] = w.iterations
     elif w.kind == "incast":
         out["senders"], out["receiver"] = list(w.senders or []), w.receiver
     else:
-        hosts = w.hosts or place(w.ranks or 2, racks(topo.hosts), w.placement)
+        hosts = w.hosts or place(w.ranks or 2, racks(topo.hosts), w.placement, sc.seed)
         out["hosts"], out["iterations"] = list(hosts), w.iterations
         if w.kind == "allreduce":
             out["algorithm"] = w.algorithm
@@ -247,6 +254,15 @@ def _drive(
         return run_step(rt, job, until)
     rt.add_workload(workload)
     return rt.run(until_ns=until), None
+
+
+def shuffled_pairs(pairs: list[list[str]], seed: int) -> list[list[str]]:
+    """``pairs`` with their destinations in a random order drawn from ``seed``."""
+    from emulator.traffic.seeding import rng
+
+    dsts = [p[1] for p in pairs]
+    rng(seed, "placement").shuffle(dsts)
+    return [[p[0], d] for p, d in zip(pairs, dsts)]
 
 
 def _new_outdir(base: Path | None, name: str) -> Path:
@@ -363,6 +379,8 @@ def _execute(
             job = build_job(sc, cfg.topo, path) if sc.workload.kind == "training_step" else None
             workload = workload_mapping(sc, cfg.topo) if job is None else {}
             meta.topology = spec_to_dict(cfg.topo.spec)
+            if choice.runtime == "mininet":
+                _warn_capacity(meta, cfg.topo, choice.target, sc.rnic.mtu, say)
             from emulator.runtime.base import make_runtime
 
             rt = make_runtime(choice.runtime, cfg)
@@ -396,6 +414,19 @@ def _execute(
     result = result or RunResult(meta=meta)
     result.training = training
     return result, error
+
+
+def _warn_capacity(
+    meta: RunMeta, topo: Any, target: str, mtu: int, say: Callable[[str], None]
+) -> None:
+    """Say (log, progress, ``meta.why``) when the links outrun the Mininet switches."""
+    from emulator.runtime.mininet_capacity import capacity_warning
+
+    note = capacity_warning(topo, target, mtu)
+    if note:
+        log.warning("%s", note)
+        say(f"WARNING: {note}")
+        meta.why = f"{meta.why}; WARNING: {note}"
 
 
 def save_outcome(outcome: RunOutcome, report: bool = True) -> None:

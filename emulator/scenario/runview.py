@@ -32,6 +32,7 @@ class FlowView(FlowRecord):
     """One flow as reports show it (hosts by name); duration and goodput as FlowRecord."""
 
     finished: bool = True
+    uplinks: tuple[str, ...] = ()  # leaf uplinks ("rtsw0:5") its data took
 
     @property
     def gbps(self) -> float:
@@ -186,7 +187,23 @@ def as_view(result: RunResult | Mapping[str, Any] | RunView) -> RunView:
         cts_latency_ns=tuple(r.cts_latency_ns),
         conservation_ok=None if r.conservation is None else r.conservation.ok,
         host_leaf=host_leaf,
+        extra=_uplink_provenance(r),
     )
+
+
+#: how each ``FlowResult.uplinks_source`` is shown in reports
+PROVENANCE = {
+    "measured": "measured (data frames seen leaving the leaf uplinks)",
+    "predicted": "INFERRED (the leaf's program run on a frame of each flow), not measured",
+}
+
+
+def _uplink_provenance(r: RunResult) -> dict[str, str]:
+    """``{"flow uplinks": how they were obtained}`` when any flow has uplinks."""
+    kinds = sorted({f.uplinks_source or "unknown" for f in r.flows if f.uplinks})
+    if not kinds:
+        return {}
+    return {"flow uplinks": "; ".join(PROVENANCE.get(k, k) for k in kinds)}
 
 
 def _host_names(r: RunResult) -> dict[str, str]:
@@ -214,6 +231,7 @@ def _flow(f: FlowResult, names: Mapping[str, str]) -> FlowView:
         start_ns=f.start_ns,
         end_ns=f.end_ns,
         finished=f.end_ns >= f.start_ns and f.bytes > 0,
+        uplinks=tuple(f.uplinks),
     )
 
 

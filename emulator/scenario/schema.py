@@ -21,21 +21,30 @@ class _Strict(BaseModel):
 
 
 class PfcSettings(_Strict):
-    """Priority flow control: pause upstream when a queue crosses XOFF, resume below XON."""
+    """Priority flow control: pause upstream when a queue crosses XOFF, resume below XON.
+
+    Thresholds left out are derived from the topology's link rates and cable delays, the
+    RNIC MTU, the queue depth and ``response_ns`` (emulator.control.pfc_headroom: IEEE
+    802.1Qbb headroom); give both to set them explicitly.
+    """
 
     enabled: bool = True
-    xoff_pkts: Annotated[int, Field(ge=1)] = 48
-    xon_pkts: Annotated[int, Field(ge=0)] = 24
-    #: pause time per XOFF in 512-bit-time quanta (1000 = 51 ms at 10 Mb/s, 1.3 us at 400 Gb/s);
-    #: the switch refreshes XOFF before it expires
-    quanta: Annotated[int, Field(ge=1, le=0xFFFF)] = 1000
+    xoff_pkts: Annotated[int, Field(ge=1)] | None = None
+    xon_pkts: Annotated[int, Field(ge=0)] | None = None
+    #: a neighbour's reaction time to a pause beyond finishing its current frame (ns); the
+    #: IEEE 802.3 bound at 400 Gb/s is 463,360 bit times = 1158 ns
+    response_ns: Annotated[int, Field(ge=0)] = 0
+    #: pause time per XOFF in 512-bit-time quanta; the switch refreshes XOFF before it
+    #: expires. None: at least 20 us at the fastest link, at least 1000 (51 ms at 10 Mb/s)
+    quanta: Annotated[int, Field(ge=1, le=0xFFFF)] | None = None
 
     @model_validator(mode="after")
     def _xon_below_xoff(self) -> PfcSettings:
-        if self.xon_pkts >= self.xoff_pkts:
-            raise ValueError(
-                f"xon_pkts ({self.xon_pkts}) must be below xoff_pkts ({self.xoff_pkts})"
-            )
+        if (self.xoff_pkts is None) != (self.xon_pkts is None):
+            raise ValueError("give both xoff_pkts and xon_pkts, or neither (derived)")
+        xon, xoff = self.xon_pkts, self.xoff_pkts
+        if xon is not None and xoff is not None and xon >= xoff:
+            raise ValueError(f"xon_pkts ({xon}) must be below xoff_pkts ({xoff})")
         return self
 
 
@@ -76,7 +85,9 @@ class Workload(_Strict):
     senders: list[str] | None = None
     receiver: str | None = None
     ranks: Annotated[int, Field(ge=2)] | None = None
-    placement: Literal["packed", "spread"] = "spread"
+    #: random: hosts drawn from the seed (allreduce/alltoall ranks; fat_flows: destinations
+    #: of ``pairs`` shuffled among the pairs); packed/spread: see workloads.place
+    placement: Literal["packed", "spread", "random"] = "spread"
     size_bytes: Annotated[int, Field(ge=1)] = 262_144
     num_qps: Annotated[int, Field(ge=1, le=64)] = 1
     iterations: Annotated[int, Field(ge=1)] = 1
@@ -105,6 +116,10 @@ class RnicSettings(_Strict):
     cts_window: Annotated[int, Field(ge=1)] = 4
     ack_every: Annotated[int, Field(ge=1)] = 8
     qp_rate_bps: Annotated[float, Field(gt=0)] | None = None
+    #: RoCEv2 UDP source port: qpn_hash (per QP), per_connection, fixed (one per RNIC);
+    #: docs/traffic.md says which real RNIC behaviour each models
+    udp_sport: Literal["qpn_hash", "per_connection", "fixed"] = "qpn_hash"
+    tx_jitter_ns: Annotated[int, Field(ge=0)] = 0  # seeded idle time after each frame
 
 
 Finite = Annotated[float, Field(allow_inf_nan=False)]

@@ -15,21 +15,20 @@ acknowledged; recv: all bytes arrived) go to the RNIC owner's completion handler
 
 from __future__ import annotations
 
-import zlib
 from collections import deque
 from dataclasses import dataclass
 
 from emulator.errors import UserError
 from emulator.traffic import opcodes as op
+from emulator.traffic import seeding
 from emulator.traffic.qos import tc_of_dscp
 from emulator.traffic.qp import QueuePair, WorkRequest
 from emulator.traffic.rnic import Rnic
-from emulator.traffic.roce import CTS_LEN, PSN_MASK, pack_cts, unpack_cts
+from emulator.traffic.roce import CTS_LEN, pack_cts, unpack_cts
 
-QPN_BASE = 0x100
-QPN_SIDE = 512  # QPNs per connection side: side a uses base+0.., side b base+512..
-QPN_STRIDE = 2 * QPN_SIDE
 MAX_QPS = 256  # data QPs per connection (plus the control QP)
+QP_SLOTS = MAX_QPS + 1  # QP slots per connection on each RNIC (control QP first)
+MAX_CONN_ID = 0xFFFFFD // QP_SLOTS - 1
 
 
 @dataclass(frozen=True)
@@ -45,18 +44,25 @@ class ConnSpec:
     def __post_init__(self) -> None:
         if not 1 <= self.num_qps <= MAX_QPS:
             raise UserError(f"connection {self.conn_id}: num_qps must be 1..{MAX_QPS}")
-        if self.conn_id < 0 or QPN_BASE + (self.conn_id + 1) * QPN_STRIDE > PSN_MASK:
-            raise UserError(f"connection id {self.conn_id} out of range")
+        if not 0 <= self.conn_id <= MAX_CONN_ID:
+            raise UserError(f"connection id {self.conn_id} out of range (0..{MAX_CONN_ID})")
+
+    def ip(self, side: str) -> str:
+        """The address of ``side`` ('a' or 'b')."""
+        return self.a_ip if side == "a" else self.b_ip
 
     def qpns(self, side: str) -> list[int]:
-        """QPNs of ``side`` ('a' or 'b'): control QP first, then the data QPs."""
-        base = QPN_BASE + self.conn_id * QPN_STRIDE + (0 if side == "a" else QPN_SIDE)
-        return [base + i for i in range(self.num_qps + 1)]
+        """QPNs of ``side`` ('a' or 'b'): control QP first, then the data QPs.
+
+        Random 24-bit QPNs from the seed, distinct on each RNIC (as a real RNIC allocates
+        them), derived by both ends alike as if exchanged out of band.
+        """
+        ip, base = self.ip(side), self.conn_id * QP_SLOTS
+        return [seeding.qpn(self.seed, ip, base + i) for i in range(self.num_qps + 1)]
 
     def ipsn(self, side: str, index: int) -> int:
-        """Initial PSN of a QP (deterministic from the seed, as if exchanged out of band)."""
-        key = f"{self.seed}:{self.conn_id}:{side}:{index}".encode()
-        return zlib.crc32(key) & PSN_MASK
+        """Initial PSN of a QP (random from the seed, as if exchanged out of band)."""
+        return seeding.ipsn(self.seed, self.conn_id, side, index)
 
 
 @dataclass(frozen=True)
@@ -95,6 +101,9 @@ class Connection:
         qps = []
         for i, (lq, rq) in enumerate(zip(mine, theirs)):
             dscp = cfg.qos.dscp_cts if i == 0 else cfg.qos.dscp_bulk
+            sport = seeding.udp_sport(
+                cfg.udp_sport, spec.seed, nic.ip, (lq, rq), (mine[0], theirs[0])
+            )
             qps.append(
                 nic.create_qp(
                     lq,
@@ -105,6 +114,7 @@ class Connection:
                     spec.ipsn(side, i),
                     spec.ipsn(other, i),
                     owner=self,
+                    sport=sport,
                 )
             )
         self.ctrl: QueuePair = qps[0]

@@ -30,6 +30,7 @@ from emulator.traffic.pfc import parse_pfc, quanta_to_ns
 from emulator.traffic.qos import ECN_CE, ECN_ECT0, ECN_NOT_ECT, NUM_TCS, TrafficClassPlan
 from emulator.traffic.qp import QpOwner, QpParams, QueuePair, wire_ns
 from emulator.traffic.roce import decode_transport, udp_sport
+from emulator.traffic.seeding import SPORT_POLICIES
 
 _MAC_CONTROL = b"\x88\x08"
 #: default retransmission timeout in MTU frame times (see RnicConfig.rto)
@@ -52,6 +53,11 @@ class RnicConfig:
     admission: bool = True  # NCCL-style CTS before each chunk
     chunk_bytes: int = 128 * 1024
     cts_window: int = 4  # chunks a receiver clears ahead (NCCL "steps" in flight)
+    #: RoCEv2 UDP source port policy: qpn_hash | per_connection | fixed (emulator.traffic.seeding)
+    udp_sport: str = "qpn_hash"
+    #: extra idle time after each frame, uniform in 0..tx_jitter_ns from the RNIC's seeded
+    #: stream (timing jitter: flowlet gaps, arrival order); 0 = none
+    tx_jitter_ns: int = 0
 
     def __post_init__(self) -> None:
         if self.mtu not in (256, 512, 1024, 2048, 4096):
@@ -64,6 +70,12 @@ class RnicConfig:
             or (self.rto_ns is not None and self.rto_ns < 1)
         ):
             raise UserError("RNIC chunk_bytes, cts_window and rto_ns must be positive")
+        if self.udp_sport not in SPORT_POLICIES:
+            raise UserError(
+                f"RNIC udp_sport {self.udp_sport!r} unknown (known: {', '.join(SPORT_POLICIES)})"
+            )
+        if self.tx_jitter_ns < 0:
+            raise UserError("RNIC tx_jitter_ns must be >= 0")
 
     @property
     def rto(self) -> int:
@@ -131,12 +143,17 @@ class Rnic:
         ipsn: int,
         remote_ipsn: int,
         owner: QpOwner | None = None,
+        sport: int | None = None,
     ) -> QueuePair:
-        """Create an RC QP already connected to ``remote_qpn`` at ``peer_ip`` (RTS state)."""
+        """Create an RC QP already connected to ``remote_qpn`` at ``peer_ip`` (RTS state).
+
+        ``sport``: its RoCEv2 UDP source port (default: the flow-label hash of the QPNs).
+        """
         if qpn in self.qps:
             raise UserError(f"{self.name}: QPN {qpn:#x} already in use")
         ecn = ECN_ECT0 if self.config.dcqcn else ECN_NOT_ECT
-        sport = udp_sport(qpn, remote_qpn)
+        if sport is None:
+            sport = udp_sport(qpn, remote_qpn)
         fr = self.framing
         path = fr.make_path(self.mac, self.gateway_mac, self.ip, peer_ip, sport, dscp, ecn)
         dcq = cnp_path = None
@@ -293,6 +310,8 @@ class Rnic:
                     c.tx_pkts += 1
                     c.tx_bytes += len(frame)
                     self._tx_free_at = now_ns + wire_ns(len(frame), self.config.link_bps)
+                    if self.config.tx_jitter_ns:
+                        self._tx_free_at += self.rng.randint(0, self.config.tx_jitter_ns)
                     return frame
         return None
 

@@ -16,17 +16,21 @@ from dataclasses import dataclass
 from emulator.errors import UserError
 from emulator.measure.flows import CollectiveRecord, FlowRecord
 from emulator.traffic import collectives as col
+from emulator.traffic import seeding
 from emulator.traffic.connection import Completion, Connection, ConnSpec
 from emulator.traffic.rnic import Rnic
 
-PLACEMENTS = ("packed", "spread")
+PLACEMENTS = ("packed", "spread", "random")
 
 
-def place(job_size: int, racks: Mapping[str, Sequence[str]], mode: str = "packed") -> list[str]:
+def place(
+    job_size: int, racks: Mapping[str, Sequence[str]], mode: str = "packed", seed: int = 0
+) -> list[str]:
     """Pick ``job_size`` hosts from ``racks`` (rack -> hosts, in topology order).
 
     packed: fill a rack before using the next (minimum cut, Meta's scheduler's goal);
-    spread: round robin over racks (every neighbour in a ring crosses racks).
+    spread: round robin over racks (every neighbour in a ring crosses racks);
+    random: any ``job_size`` hosts in a random order drawn from ``seed``.
     """
     if mode not in PLACEMENTS:
         raise UserError(f"unknown placement {mode!r} (known: {', '.join(PLACEMENTS)})")
@@ -35,6 +39,9 @@ def place(job_size: int, racks: Mapping[str, Sequence[str]], mode: str = "packed
         raise UserError(f"job of {job_size} ranks does not fit {total} hosts")
     if mode == "packed":
         return [h for hosts in racks.values() for h in hosts][:job_size]
+    if mode == "random":
+        every = [h for hosts in racks.values() for h in hosts]
+        return seeding.rng(seed, "placement").sample(every, job_size)
     out: list[str] = []
     cols = [list(h) for h in racks.values()]
     i = 0

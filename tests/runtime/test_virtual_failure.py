@@ -15,6 +15,8 @@ SIZE = 256 * 1024
 WORK = {"kind": "fat_flows", "pairs": [["h0", "h2"], ["h1", "h3"]], "size_bytes": SIZE}
 FAIL_AT, REPAIR_AT, RESTORE_AT = 20_000_000, 21_000_000, 150_000_000
 RNIC = {"rto_ns": 30_000_000}  # explicit: the tests must not depend on the default RTO
+#: seed 2's QPNs put one flow on each spine, and the other flow's ACK/CTS path avoids ctsw0
+SEED = 2
 
 
 def _apply(rt: VirtualRuntime, diffs: dict[str, str]) -> None:
@@ -24,7 +26,7 @@ def _apply(rt: VirtualRuntime, diffs: dict[str, str]) -> None:
 
 
 def test_failure_with_repair_completes_and_counts_losses() -> None:
-    cfg, ctl = config("two_rack_2spine", rnic=RNIC)
+    cfg, ctl = config("two_rack_2spine", rnic=RNIC, seed=SEED)
     with VirtualRuntime(cfg) as rt:
         rt.start()
         rt.add_workload(WORK)
@@ -55,7 +57,7 @@ def test_failure_with_repair_completes_and_counts_losses() -> None:
 
 
 def test_failure_without_repair_leaves_a_partial_result() -> None:
-    cfg, _ = config("two_rack_2spine", rnic=RNIC)
+    cfg, _ = config("two_rack_2spine", rnic=RNIC, seed=SEED)
     with VirtualRuntime(cfg) as rt:
         rt.start()
         rt.add_workload(WORK)
@@ -85,7 +87,7 @@ LINKS = [("rtsw0", "ctsw0"), ("rtsw0", "ctsw1"), ("rtsw1", "ctsw0"), ("rtsw1", "
 def test_random_outages_without_repair_keep_every_count_consistent(outages) -> None:
     """Links go down and come back (ms) with no repair: RNICs retransmit through the outage,
     every workload still completes, and losses, conservation and events agree."""
-    cfg, _ = config("two_rack_2spine", rnic=RNIC)
+    cfg, _ = config("two_rack_2spine", rnic=RNIC, seed=SEED)
     work = {"kind": "fat_flows", "pairs": [["h0", "h2"], ["h3", "h1"]], "size_bytes": 32768}
     with VirtualRuntime(cfg) as rt:
         rt.start()

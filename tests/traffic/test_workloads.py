@@ -87,7 +87,7 @@ def test_placement_packed_and_spread() -> None:
     with pytest.raises(UserError):
         wl.place(7, racks)
     with pytest.raises(UserError):
-        wl.place(2, racks, "random")
+        wl.place(2, racks, "scattered")
 
 
 @pytest.mark.parametrize(

@@ -199,16 +199,26 @@ def slowdowns(run: EmulatedRun, paths: str = "measured", seed: int = 0) -> list[
     return [_slowdown_model(run, ph, seed) for ph in phases(run)]
 
 
-def _replay_uplink(src: str, dst: str, flow_id: str, lb: str, algo: str, uplinks: int) -> int:
+def _replay_uplink(
+    src: str,
+    dst: str,
+    flow_id: str,
+    lb: str,
+    algo: str,
+    uplinks: int,
+    sport: tuple[str, int] = ("qpn_hash", 0),
+) -> int:
     """The RTSW uplink p4/roce_fabric.p4 picks for a QP's key (-1 for modes not hashed).
 
-    Key as docs/p4-programs.md: 5-tuple with the Linux UDP sport of the QP pair, plus the
-    24-bit destination QP for E-ECMP; ``lb_hash = H % 65536``, member ``lb_hash % U``.
+    Key as docs/p4-programs.md: 5-tuple with the UDP sport the RNIC sent (``sport`` = (policy,
+    seed) as the run's ``rnic.udp_sport`` and seed), plus the 24-bit destination QP for
+    E-ECMP; ``lb_hash = H % 65536``, member ``lb_hash % U``.
     """
     from ipaddress import ip_address
 
     from emulator.target.hashes import v1model_hash
-    from emulator.traffic.roce import udp_sport
+    from emulator.traffic.connection import QP_SLOTS
+    from emulator.traffic.seeding import flow_sport
 
     if lb not in ("ecmp", "eecmp"):
         return -1
@@ -218,7 +228,7 @@ def _replay_uplink(src: str, dst: str, flow_id: str, lb: str, algo: str, uplinks
             (int(ip_address(src)), 32),
             (int(ip_address(dst)), 32),
             (17, 8),
-            (udp_sport(sq, dq), 16),
+            (flow_sport(sport[0], sport[1], (src, sq), (dst, dq), QP_SLOTS), 16),
             (4791, 16),
         ]
     except ValueError:
@@ -236,14 +246,17 @@ def _host_index(ip: str, racks: int, g: int, where: str) -> int:
     return (zone * racks + rack) * g + slot - 1
 
 
-def _placed_hosts(workload: dict[str, Any], racks: int, g: int, where: str) -> tuple[int, ...]:
+def _placed_hosts(
+    workload: dict[str, Any], racks: int, g: int, where: str, seed: int = 0
+) -> tuple[int, ...]:
     from emulator.traffic.workloads import place
 
     if workload.get("hosts"):
         names = list(workload["hosts"])
     else:
         layout = {f"r{r}": [f"h{r * g + i}" for i in range(g)] for r in range(racks)}
-        names = place(int(workload["ranks"]), layout, str(workload.get("placement", "spread")))
+        mode = str(workload.get("placement", "spread"))
+        names = place(int(workload["ranks"]), layout, mode, seed)
     try:
         return tuple(int(str(n).removeprefix("h")) for n in names)
     except ValueError:
@@ -278,6 +291,8 @@ def runs_from_result(doc: dict[str, Any], source: str) -> list[EmulatedRun]:
         raise UserError(f"{source}: meta.topology/meta.settings: missing or bad {exc}") from None
     lb = str(meta.lb or meta.settings.get("switch", {}).get("lb", "ecmp"))
     leaf_hash = str(meta.settings.get("switch", {}).get("hash") or "crc16")
+    policy = str((meta.settings.get("rnic") or {}).get("udp_sport") or "qpn_hash")
+    sport = (policy, int(meta.seed))
     qps = []
     for i, f in enumerate(result.flows):
         where = f"{source}: flows[{i}]"
@@ -292,10 +307,12 @@ def runs_from_result(doc: dict[str, Any], source: str) -> list[EmulatedRun]:
         src = _host_index(f.src, racks, g, where)
         dst = _host_index(f.dst, racks, g, where)
         replayed = (
-            _replay_uplink(f.src, f.dst, f.flow_id, lb, leaf_hash, uplinks) if up >= 0 else -1
+            _replay_uplink(f.src, f.dst, f.flow_id, lb, leaf_hash, uplinks, sport)
+            if up >= 0
+            else -1
         )
         qps.append(QpPath(src, dst, f.bytes, up, replayed))
-    hosts = _placed_hosts(workload, racks, g, f"{source}: meta.settings.workload")
+    hosts = _placed_hosts(workload, racks, g, f"{source}: meta.settings.workload", int(meta.seed))
     out = []
     for c in result.collectives:
         if c.collective != "allreduce":
