@@ -8,10 +8,11 @@ import itertools
 from pathlib import Path
 
 from emulator.cli.cmd_run import add_common
-from emulator.cli.display import console, progress, summary_table
+from emulator.cli.display import console, summary_table
 from emulator.errors import UserError
 from emulator.scenario.load import load_scenario, parse_set
-from emulator.scenario.runner import RunOutcome, run_scenario
+from emulator.sweep import RunRequest, make_executor
+from emulator.sweep.progress import run_all
 
 HELP = "run a scenario once per variant (--vary lb=ecmp,eecmp) and compare the results"
 
@@ -25,6 +26,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         required=True,
         metavar="KEY=V1,V2",
         help="a key and its values; several --vary give every combination",
+    )
+    parser.add_argument(
+        "--cluster",
+        metavar="WHERE",
+        help="local (default: a process pool), ray (the cluster at RAY_ADDRESS) or ray://host:port",
+    )
+    parser.add_argument(
+        "--workers", type=int, metavar="N", help="local runs at once (default: cores; 1: serial)"
     )
 
 
@@ -49,21 +58,22 @@ def run(args: argparse.Namespace) -> int:
     stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")
     outdir = args.out or Path("results") / f"{stamp}-compare-{args.scenario.stem}"
     outdir.mkdir(parents=True, exist_ok=True)
-    outcomes: list[tuple[str, RunOutcome]] = []
+    requests = []
     for combo in combos:
         label = ",".join(f"{k}={v}" for k, v in combo.items())
         overrides = base | parse_set([f"{k}={v}" for k, v in combo.items()])
         sub = outdir / label.replace("=", "-").replace(",", "_")
-        with progress(label) as say:
-            outcome = run_scenario(
-                args.scenario,
-                overrides,
-                runtime=args.runtime,
-                target=args.target,
-                out=sub,
-                progress=say,
-            )
-        outcomes.append((label, outcome))
+        requests.append(
+            RunRequest(label, str(args.scenario), str(sub), overrides, args.runtime, args.target)
+        )
+    executor = make_executor(args.cluster, args.workers)
+    done = run_all(executor, requests, console)
+    outcomes = [(d.request.label, d.outcome) for d in done if d.outcome is not None]
+    failed = [d for d in done if d.outcome is None]
+    for d in failed:
+        console.print(f"[red]run {d.request.label} failed[/]: {d.error} (results: {d.request.out})")
+    if not outcomes:
+        return 1
     meta = outcomes[0][1].result.meta
     console.print(f"[bold]{meta.scenario}[/]: {meta.why}; seed {meta.seed}")
     console.print(summary_table(outcomes))
@@ -79,4 +89,4 @@ def run(args: argparse.Namespace) -> int:
         console.print(f"results: {outdir} (report: {report})")
     except Exception as exc:  # the runs are saved; a broken report must not hide them
         console.print(f"results: {outdir} (report failed: {type(exc).__name__}: {exc})")
-    return 0 if all(o.passed for _, o in outcomes) else 1
+    return 0 if not failed and all(o.passed for _, o in outcomes) else 1
