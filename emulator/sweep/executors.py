@@ -16,12 +16,13 @@ from __future__ import annotations
 import multiprocessing as mp
 import os
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from multiprocessing.connection import Connection, wait
 from typing import Any, Protocol
 
 from emulator.sweep.request import RunDone, RunRequest, execute
 
+RunFn = Callable[[RunRequest], Any]
 STOP_GRACE_S = 10.0  # after Ctrl-C, how long runs get to save their partial results
 
 
@@ -36,21 +37,24 @@ class Executor(Protocol):
 class SerialExecutor:
     """One run after the other, in this process."""
 
+    def __init__(self, fn: RunFn = execute) -> None:
+        self.fn = fn
+
     def run(self, requests: Sequence[RunRequest]) -> Iterator[RunDone]:
         """Run each request in turn."""
         for req in requests:
             try:
-                yield RunDone(req, execute(req))
+                yield RunDone(req, self.fn(req))
             except KeyboardInterrupt:
                 raise
             except Exception as exc:  # a run that cannot even start: report, go on
                 yield RunDone(req, None, f"{type(exc).__name__}: {exc}")
 
 
-def _child(req: RunRequest, conn: Connection) -> None:
+def _child(fn: RunFn, req: RunRequest, conn: Connection) -> None:
     """Body of a worker process: run, send back the outcome (or the error)."""
     try:
-        conn.send(RunDone(req, execute(req)))
+        conn.send(RunDone(req, fn(req)))
     except BaseException as exc:
         conn.send(RunDone(req, None, f"{type(exc).__name__}: {exc}"))
     finally:
@@ -60,8 +64,10 @@ def _child(req: RunRequest, conn: Connection) -> None:
 class LocalPoolExecutor:
     """Up to ``workers`` runs at once (default: the machine's cores), a process per run."""
 
-    def __init__(self, workers: int | None = None) -> None:
+    def __init__(self, workers: int | None = None, fn: RunFn = execute) -> None:
         self.workers = max(1, workers or os.cpu_count() or 1)
+        self.fn = fn  # a module-level function (it is pickled to the worker)
+        self.last_processes: list[Any] = []  # the processes of the last run() (for tests)
         self._ctx = mp.get_context("forkserver")
         self._ctx.set_forkserver_preload(["emulator.sweep.request"])
 
@@ -69,13 +75,15 @@ class LocalPoolExecutor:
         """Start runs as slots free up; yield each as its process reports or dies."""
         todo = list(reversed(requests))
         live: dict[Any, tuple[RunRequest, Any, Connection]] = {}
+        self.last_processes = []
         try:
             while todo or live:
                 while todo and len(live) < self.workers:
                     req = todo.pop()
                     recv, send = self._ctx.Pipe(duplex=False)
-                    proc = self._ctx.Process(target=_child, args=(req, send), daemon=True)
+                    proc = self._ctx.Process(target=_child, args=(self.fn, req, send), daemon=True)
                     proc.start()
+                    self.last_processes.append(proc)
                     send.close()
                     live[recv] = (req, proc, recv)
                 for ready in wait(list(live)):

@@ -74,6 +74,9 @@ def unpack(req: RunRequest, outcome: RunOutcome, data: bytes) -> RunOutcome:
     dest = Path(req.out)
     dest.mkdir(parents=True, exist_ok=True)
     with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tar:
-        tar.extractall(dest, filter="data")
+        for m in tar.getmembers():  # only plain files and folders inside dest
+            if not (m.isfile() or m.isdir()) or m.name.startswith("/") or ".." in m.name:
+                raise ValueError(f"results archive of {req.label}: unexpected member {m.name}")
+        tar.extractall(dest)  # noqa: S202 - members checked above
     outcome.outdir = dest
     return outcome
