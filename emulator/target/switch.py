@@ -24,8 +24,8 @@ from typing import Any
 from emulator.target import flowcache
 from emulator.target import packet as pk
 from emulator.target.errors import CliError
-from emulator.target.flowcache import PipelineCaches
 from emulator.target.externs import CounterArray, Digest, RegisterArray
+from emulator.target.flowcache import PipelineCaches
 from emulator.target.packet import Pkt
 from emulator.target.pipeline import CompiledProgram, run
 from emulator.target.primitives import P4AssertionFailure
