@@ -55,7 +55,9 @@ LAZY_FIELDS = (
     "deq_qdepth",
     "packet_length",
 )
-MAX_ENTRIES = 1 << 16  # per pipeline; the cache is emptied when it grows past this
+MAX_ENTRIES = 1 << 16
+WINDOW = 256  # runs over which the hit rate is judged
+BYPASS = 2048  # runs left uncached after a window of mostly misses  # per pipeline; the cache is emptied when it grows past this
 _RNG_METHODS = ("random", "getrandbits", "randint", "randrange", "uniform", "choice")
 _KNOWN_FUNCS = {
     codegen.to_signed,
@@ -183,10 +185,6 @@ class TraceList(list[int]):
         else:
             self.written.add(i % len(self))
 
-    def plain_values(self) -> list[int]:
-        """Every slot as a plain int (lazy values unwrapped without keying them)."""
-        return [unkeyed(v) for v in list.__iter__(self)]
-
 
 class PktProxy:
     """Stands for the packet context while recording: writes are noted, reads spoil."""
@@ -218,27 +216,31 @@ class Outcome:
     __slots__ = ("effects", "effects_k", "pwrites", "sym_writes", "syms", "writes")
 
     def __init__(self, t: TraceList, rec: Recorder) -> None:
-        self.syms: list[Sym] = []
-        writes = [(s, _replayable(v)) for s, v in enumerate(list.__iter__(t)) if s in t.written]
+        self.syms: list[Callable[[list[int]], int]] = []
+        specs: dict[Any, int] = {}
+        writes = [(s, _replayable(list.__getitem__(t, s))) for s in sorted(t.written)]
         self.writes = tuple((s, v) for s, v in writes if type(v) is not Sym)
-        self.sym_writes = tuple((s, self._number(v)) for s, v in writes if type(v) is Sym)
+        self.sym_writes = tuple((s, self._number(v, specs)) for s, v in writes if type(v) is Sym)
         self.pwrites = tuple(rec.pwrites.items())
         self.effects = tuple(rec.effects)
         self.effects_k = tuple(
-            (fn, a, self._number(a), b, self._number(b)) for fn, a, b in rec.effects
+            (fn, a, self._number(a, specs), b, self._number(b, specs)) for fn, a, b in rec.effects
         )
 
-    def _number(self, v: Any) -> int:
-        """-1 for a plain value, k for a lazy one (``syms[k]``)."""
+    def _number(self, v: Any, specs: dict[Any, int]) -> int:
+        """-1 for a plain value, k for a lazy one (computed by ``syms[k]``)."""
         if type(v) is not Sym:
             return -1
-        self.syms.append(v)
-        return len(self.syms) - 1
+        k = specs.get(v.spec)
+        if k is None:
+            k = specs[v.spec] = len(self.syms)
+            self.syms.append(v.value)
+        return k
 
     def replay(self, f: list[int], p: Any) -> None:
         """Bring ``f``/``p`` to the state the recorded run left them in, with its effects."""
         if self.syms:
-            vals = [sym.value(f) for sym in self.syms]
+            vals = [get(f) for get in self.syms]
             for s, v in self.writes:
                 f[s] = v
             for s, k in self.sym_writes:
@@ -310,7 +312,9 @@ class FlowCache:
         self.start, self.rec, self.lazy = start, rec, lazy
         self.root = Node()
         self.size = 0
-        self.hits = self.misses = self.uncacheable = 0
+        self.hits = self.misses = self.uncacheable = self.bypassed = 0
+        self._window = (0, 0)  # (hits, misses) when the current window started
+        self._bypass = 0  # runs left to run uncached (the cache missed too often)
 
     def flush(self) -> None:
         """Forget every outcome (the control plane changed something)."""
@@ -318,6 +322,11 @@ class FlowCache:
 
     def run(self, f: list[int], p: Any) -> None:
         """Replay a cached outcome for this packet, or run the pipeline and record it."""
+        if self._bypass:
+            self._bypass -= 1
+            self.bypassed += 1
+            _follow(self.start, f, p)
+            return
         node: Node | None = self.root
         while node is not None:
             for getter, table in node.subtables:
@@ -333,6 +342,17 @@ class FlowCache:
             node = child.children.get(child.key(child.read(f)))
         self.misses += 1
         self._record(f, p)
+        self._adapt()
+
+    def _adapt(self) -> None:
+        """Past WINDOW runs with more than half of them misses, run BYPASS runs uncached:
+        recording costs several plain runs, so a cache that rarely hits would slow down."""
+        hits0, misses0 = self._window
+        if self.hits + self.misses - hits0 - misses0 < WINDOW:
+            return
+        if self.misses - misses0 > (self.hits - hits0):
+            self._bypass = BYPASS
+        self._window = (self.hits, self.misses)
 
     def _record(self, f: list[int], p: Any) -> None:
         rec = self.rec
@@ -346,7 +366,8 @@ class FlowCache:
             raise
         finally:
             rec.active = False
-            f[:] = t.plain_values()
+            for s in t.written:
+                f[s] = unkeyed(list.__getitem__(t, s))
         if out is None:
             self.uncacheable += 1
         else:
@@ -471,5 +492,5 @@ class PipelineCaches:
         return {
             f"{name}_{k}": getattr(c, k)
             for name, c in (("ingress", self.ingress), ("egress", self.egress))
-            for k in ("hits", "misses", "uncacheable", "size")
+            for k in ("hits", "misses", "uncacheable", "bypassed", "size")
         }

@@ -66,33 +66,51 @@ def evaluate(ops: Ops, raw: int) -> int:
     return raw
 
 
+def compose(ops: Ops) -> Callable[[int], int]:
+    """``evaluate`` specialised to ``ops`` (no ops, one op, or the general loop)."""
+    if not ops:
+        return lambda raw: raw
+    if len(ops) == 1:
+        fn, c = OPS[ops[0][0]], ops[0][1]
+        return lambda raw: fn(raw, c)
+    return lambda raw: evaluate(ops, raw)
+
+
 def probe_reader(probe: Probe) -> Callable[[list[int]], int]:
     """A function reading the probe's current raw value (from ``f`` or its register)."""
     if probe[0] == "slot":
         return operator.itemgetter(probe[1])
     read, index = probe[1], probe[2]
-    return lambda _f: int(read(index))
+    return lambda _f: read(index)  # type: ignore[no-any-return]
 
 
 def key_function(ops: Ops, cmp: tuple[str, int] | None) -> Callable[[int], Any]:
     """What a branch keys on, from the raw probe value: the value or a comparison."""
+    value = compose(ops)
     if cmp is None:
-        return (lambda raw: evaluate(ops, raw)) if ops else (lambda raw: raw)
+        return value
     test, c = _CMPS[cmp[0]], cmp[1]
-    return lambda raw: test(evaluate(ops, raw), c)
+    if not ops:
+        return lambda raw: test(raw, c)
+    return lambda raw: test(value(raw), c)
 
 
 class Sym:
     """A value to compute at replay from the replayed packet's own input."""
 
-    __slots__ = ("ops", "read")
+    __slots__ = ("spec", "value")
 
     def __init__(self, probe: Probe, ops: Ops) -> None:
-        self.read, self.ops = probe_reader(probe), ops
-
-    def value(self, f: list[int]) -> int:
-        """The value for the packet whose slots are ``f``."""
-        return evaluate(self.ops, self.read(f))
+        self.spec = (probe, ops)
+        read = probe_reader(probe)
+        if not ops:
+            self.value: Callable[[list[int]], int] = read
+        elif len(ops) == 1 and probe[0] == "slot" and ops[0][0] == "and":
+            slot, mask = probe[1], ops[0][1]
+            self.value = lambda f: f[slot] & mask  # type: ignore[no-any-return]
+        else:
+            fn = compose(ops)
+            self.value = lambda f: fn(read(f))
 
 
 class Lazy(int):
