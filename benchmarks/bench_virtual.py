@@ -8,17 +8,24 @@ the hot path. Cases (median of ``--repeat`` runs each):
 * ``zone ring``: ai_zone_small, ring AllReduce of 1 MiB over 8 hosts in 8 racks
 * ``256 hosts``: 16 racks x 16 GPUs, 8 spines (TopologySpec built here), 128 fat flows
   of 64 KiB from rack r to rack r+8: start-up (switches programmed) and run
+* ``--big``: 1,024 hosts (32 racks x 32 GPUs, 16 spines), 512 fat flows of 16 KiB, once,
+  for its max RSS (run it alone: RSS is the process's peak)
 
-    .venv/bin/python benchmarks/bench_virtual.py [--repeat 3] [--quick]
+Every case runs ``--repeat`` times with the target's decision cache off
+(``FABEMU_FLOWCACHE=0``, the unoptimised path) and on, interleaved, in this one process;
+the table shows medians and the ratio cache-on / cache-off hops per CPU second (CPU time
+of this process, less disturbed than wall time by other load on a shared machine).
+
+    .venv/bin/python benchmarks/bench_virtual.py [--repeat 3] [--quick] [--big]
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import resource
 import statistics
 import time
-import tracemalloc
 from pathlib import Path
 from typing import Any
 
@@ -67,7 +74,9 @@ def one_run(cfg: RuntimeConfig, workload: dict[str, Any]) -> dict[str, float]:
     rt.start()
     rt.add_workload(workload)
     t1 = time.perf_counter()
+    c1 = time.process_time()
     done = rt.run(60 * 10**9)
+    cpu = time.process_time() - c1
     t2 = time.perf_counter()
     result = rt.result(META)
     t3 = time.perf_counter()
@@ -81,6 +90,7 @@ def one_run(cfg: RuntimeConfig, workload: dict[str, Any]) -> dict[str, float]:
         "hops": s["hops"],
         "events": s["events"],
         "hops_per_s": s["hops"] / (t2 - t1),
+        "hops_per_cpu_s": s["hops"] / max(cpu, 1e-9),
         "virtual_ms": s["end_ns"] / 1e6,
         "speedup": (s["end_ns"] / 1e9) / (t2 - t1),
     }
@@ -128,36 +138,65 @@ def cases(prog: dict[str, Any], quick: bool) -> list[tuple[str, RuntimeConfig, d
     return out
 
 
+def big_case(prog: dict[str, Any]) -> tuple[str, RuntimeConfig, dict[str, Any]]:
+    """1,024 hosts: 32 racks x 32 GPUs, 16 spines; 512 fat flows of 16 KiB."""
+    link = LinkSpec(rate_bps=10_000_000, delay_ns=1000)
+    spec = TopologySpec(
+        name="bench_1024",
+        racks=32,
+        gpus_per_rack=32,
+        spines=16,
+        uplinks_per_leaf=32,
+        radix=64,
+        host_link=link,
+        fabric_link=link,
+    )
+    pairs = [[f"h{i}", f"h{i + 512}"] for i in range(512)]
+    work = {"kind": "fat_flows", "pairs": pairs, "size_bytes": 16384}
+    return "1024 hosts fat 512x16KiB", make_config(resolve(spec), prog), work
+
+
+def measure(
+    cfg: RuntimeConfig, work: dict[str, Any], repeat: int
+) -> dict[str, list[dict[str, float]]]:
+    """``repeat`` runs with the cache off and on, interleaved."""
+    runs: dict[str, list[dict[str, float]]] = {"0": [], "1": []}
+    for _ in range(repeat):
+        for mode in ("0", "1"):
+            os.environ["FABEMU_FLOWCACHE"] = mode
+            runs[mode].append(one_run(cfg, work))
+    return runs
+
+
 def main() -> int:
-    """Run every case ``--repeat`` times; print medians; memory of the last (largest) one."""
+    """Run every case ``--repeat`` times each way; print medians and the ratio."""
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--quick", action="store_true", help="skip the 256-host fabric")
+    ap.add_argument("--big", action="store_true", help="only the 1,024-host case, for RSS")
     args = ap.parse_args()
     prog = compile_file(str(PROGRAM))
     print(
-        f"{'case':<26}{'start s':>9}{'run s':>8}{'hops':>9}{'hops/s':>10}"
-        f"{'virt ms':>10}{'x real':>8}"
+        f"{'case':<26}{'cache':>6}{'start s':>9}{'run s':>8}{'hops':>9}{'hops/s':>9}"
+        f"{'hops/cpu-s':>11}{'virt ms':>9}{'x real':>8}{'ratio':>7}"
     )
-    last: tuple[RuntimeConfig, dict[str, Any]] | None = None
-    for label, cfg, work in cases(prog, args.quick):
-        runs = [one_run(cfg, work) for _ in range(args.repeat)]
+    todo = [big_case(prog)] if args.big else cases(prog, args.quick)
+    for label, cfg, work in todo:
+        runs = measure(cfg, work, 1 if args.big else args.repeat)
+        base = statistics.median(r["hops_per_cpu_s"] for r in runs["0"])
+        for mode, name in (("0", "off"), ("1", "on")):
 
-        def med(key: str, runs: list[dict[str, float]] = runs) -> float:
-            return statistics.median(r[key] for r in runs)
+            def med(key: str, rs: list[dict[str, float]] = runs[mode]) -> float:
+                return statistics.median(r[key] for r in rs)
 
-        print(
-            f"{label:<26}{med('start_s'):>9.2f}{med('run_s'):>8.2f}{med('hops'):>9.0f}"
-            f"{med('hops_per_s'):>10.0f}{med('virtual_ms'):>10.1f}{med('speedup'):>8.2f}"
-        )
-        last = (cfg, work)
-    assert last is not None
-    tracemalloc.start()
-    one_run(*last)
-    _cur, peak = tracemalloc.get_traced_memory()
-    tracemalloc.stop()
+            print(
+                f"{label:<26}{name:>6}{med('start_s'):>9.2f}{med('run_s'):>8.2f}"
+                f"{med('hops'):>9.0f}{med('hops_per_s'):>9.0f}{med('hops_per_cpu_s'):>11.0f}"
+                f"{med('virtual_ms'):>9.1f}{med('speedup'):>8.2f}"
+                f"{med('hops_per_cpu_s') / base:>7.2f}"
+            )
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(f"memory (last case): tracemalloc peak {peak / 2**20:.1f} MiB, max RSS {rss:.0f} MiB")
+    print(f"max RSS of this process: {rss:.0f} MiB")
     return 0
 
 

@@ -107,7 +107,7 @@ else
   say "creating virtualenv $VENV with fabemu and its dependencies"
   [ -x "$VENV/bin/python" ] || "$PY" -m venv "$VENV"
   "$VENV/bin/python" -m pip install -q --upgrade pip
-  "$VENV/bin/python" -m pip install -q -e "$ROOT[dev]"
+  "$VENV/bin/python" -m pip install -q -e "$ROOT[dev,cluster]"  # cluster: Ray, for sweeps (and their tests)
   echo "$want" > "$STAMP"
 fi
 say "done: activate with 'source $VENV/bin/activate' or call $VENV/bin/fabemu"

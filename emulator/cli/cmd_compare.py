@@ -8,12 +8,15 @@ import itertools
 from pathlib import Path
 
 from emulator.cli.cmd_run import add_common
-from emulator.cli.display import console, progress, summary_table
-from emulator.cli.distribution import add_seeds_argument, run_requests
+from emulator.cli.display import console, summary_table
+from emulator.cli.distribution import (
+    add_sweep_arguments,
+    report_distributions,
+    run_sweep,
+    sweep_requests,
+)
 from emulator.errors import UserError
 from emulator.scenario.load import load_scenario, parse_set
-from emulator.scenario.runner import RunOutcome
-from emulator.scenario.seeds import execute, expand, parse_seeds
 
 HELP = "run a scenario once per variant (--vary lb=ecmp,eecmp) and compare the results"
 
@@ -21,7 +24,7 @@ HELP = "run a scenario once per variant (--vary lb=ecmp,eecmp) and compare the r
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """SCENARIO, --vary (repeatable) and the common options."""
     add_common(parser)
-    add_seeds_argument(parser)
+    add_sweep_arguments(parser)
     parser.add_argument(
         "--vary",
         action="append",
@@ -49,22 +52,17 @@ def run(args: argparse.Namespace) -> int:
     combos = variants(args.vary)
     for combo in combos:  # validate every variant before starting any
         load_scenario(args.scenario, base | parse_set([f"{k}={v}" for k, v in combo.items()]))
-    seeds = parse_seeds(args.seeds) if args.seeds else None
     stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")
     outdir = args.out or Path("results") / f"{stamp}-compare-{args.scenario.stem}"
     outdir.mkdir(parents=True, exist_ok=True)
-    requests = expand(combos, base, seeds, args.scenario.stem)
-    if seeds is not None:
-        return run_requests(args, requests, outdir, f"{args.scenario.stem} over seeds")
-    outcomes: list[tuple[str, RunOutcome]] = []
-    for req in requests:
-        with progress(req.label) as say:
-            outcome = execute(
-                req, args.scenario, outdir, runtime=args.runtime, target=args.target,
-                progress=say,
-                wall_limit_s=args.wall_limit,
-            )  # fmt: skip
-        outcomes.append((req.label, outcome))
+    requests = sweep_requests(args, combos, base, outdir)
+    done = run_sweep(args, requests)
+    if args.seeds:
+        return report_distributions(done, outdir, f"{args.scenario.stem} over seeds")
+    outcomes = [(d.request.label, d.outcome) for d in done if d.outcome is not None]
+    failed = len(done) - len(outcomes)
+    if not outcomes:
+        return 1
     meta = outcomes[0][1].result.meta
     console.print(f"[bold]{meta.scenario}[/]: {meta.why}; seed {meta.seed}")
     console.print(summary_table(outcomes))
@@ -80,4 +78,4 @@ def run(args: argparse.Namespace) -> int:
         console.print(f"results: {outdir} (report: {report})")
     except Exception as exc:  # the runs are saved; a broken report must not hide them
         console.print(f"results: {outdir} (report failed: {type(exc).__name__}: {exc})")
-    return 0 if all(o.passed for _, o in outcomes) else 1
+    return 0 if not failed and all(o.passed for _, o in outcomes) else 1

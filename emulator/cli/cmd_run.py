@@ -43,10 +43,10 @@ def _positive_seconds(text: str) -> float:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """SCENARIO, the common options and --seeds."""
-    from emulator.cli.distribution import add_seeds_argument
+    from emulator.cli.distribution import add_sweep_arguments
 
     add_common(parser)
-    add_seeds_argument(parser)
+    add_sweep_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -81,14 +81,12 @@ def _run_seeds(args: argparse.Namespace, overrides: dict[str, object]) -> int:
     """``fabemu run --seeds``: the scenario once per seed, as a distribution."""
     import datetime as dt
 
-    from emulator.cli.distribution import run_requests
+    from emulator.cli.distribution import report_distributions, run_sweep, sweep_requests
     from emulator.scenario.load import load_scenario
-    from emulator.scenario.seeds import expand, parse_seeds
 
-    seeds = parse_seeds(args.seeds)
     load_scenario(args.scenario, overrides)  # validate before starting
     stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")
     outdir = args.out or Path("results") / f"{stamp}-seeds-{args.scenario.stem}"
     outdir.mkdir(parents=True, exist_ok=True)
-    requests = expand([], overrides, seeds, args.scenario.stem)
-    return run_requests(args, requests, outdir, f"{args.scenario.stem} over seeds")
+    done = run_sweep(args, sweep_requests(args, [], overrides, outdir))
+    return report_distributions(done, outdir, f"{args.scenario.stem} over seeds")

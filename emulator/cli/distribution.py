@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from rich.table import Table
 
-from emulator.cli.display import console, progress
+from emulator.cli.display import console
 from emulator.scenario.dist_report import ordered_metrics, write_distribution_report
 from emulator.scenario.distributions import METHOD, PROPORTION_METHOD, Summary
-from emulator.scenario.runner import RunOutcome
-from emulator.scenario.seeds import RunRequest, by_variant, collect, execute, variant_summaries
+from emulator.scenario.seeds import by_variant, collect, expand, parse_seeds, variant_summaries
+from emulator.sweep import RunDone, RunRequest, make_executor
+from emulator.sweep.progress import run_all
 
 #: metrics shown in the terminal table (all of them go to runs.json and the report)
 SHOWN = (
@@ -29,14 +31,52 @@ SHOWN = (
 )
 
 
-def add_seeds_argument(parser: argparse.ArgumentParser) -> None:
-    """``--seeds N | A-B | A,B,C``."""
+def add_sweep_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--seeds N | A-B | A,B,C``, ``--cluster`` and ``--workers``."""
     parser.add_argument(
         "--seeds",
         metavar="N|A-B",
         help="run each variant for seeds 1..N (or A..B, or a list A,B,C) and report "
         "median and 95%% CI per metric",
     )
+    parser.add_argument(
+        "--cluster",
+        metavar="WHERE",
+        help="local (default: a process pool), ray (the cluster at RAY_ADDRESS) or ray://host:port",
+    )
+    parser.add_argument(
+        "--workers", type=int, metavar="N", help="local runs at once (default: cores; 1: serial)"
+    )
+
+
+def sweep_requests(
+    args: argparse.Namespace,
+    combos: Sequence[Mapping[str, str]],
+    base: Mapping[str, Any],
+    outdir: Path,
+) -> list[RunRequest]:
+    """Every (variant, seed) run of the command line's scenario, each into its folder."""
+    seeds = parse_seeds(args.seeds) if args.seeds else None
+    template = RunRequest(
+        label="",
+        scenario=str(args.scenario),
+        out=str(outdir),
+        runtime=args.runtime,
+        target=args.target,
+        report=seeds is None,  # over seeds one distribution report replaces per-run ones
+        wall_limit_s=args.wall_limit,
+    )
+    return expand(combos, base, seeds, args.scenario.stem, template)
+
+
+def run_sweep(args: argparse.Namespace, requests: Sequence[RunRequest]) -> list[RunDone]:
+    """Run ``requests`` on the executor ``--cluster``/``--workers`` choose; report failures."""
+    workers = 1 if args.runtime == "mininet" else args.workers  # one Mininet at a time
+    done = run_all(make_executor(args.cluster, workers), requests, console)
+    for d in done:
+        if d.outcome is None:
+            console.print(f"[red]run {d.request.label} failed[/]: {d.error} ({d.request.out})")
+    return done
 
 
 def distribution_table(summaries: dict[str, dict[str, Summary]]) -> Table:
@@ -51,24 +91,17 @@ def distribution_table(summaries: dict[str, dict[str, Summary]]) -> Table:
     return table
 
 
-def run_requests(
-    args: argparse.Namespace, requests: Sequence[RunRequest], outdir: Path, title: str
-) -> int:
-    """Run ``requests`` one after another, then print, save and report the distributions."""
-    done: list[tuple[RunRequest, RunOutcome]] = []
-    for i, req in enumerate(requests, start=1):
-        with progress(f"[{i}/{len(requests)}] {req.label} seed {req.seed}") as say:
-            outcome = execute(
-                req, args.scenario, outdir, runtime=args.runtime, target=args.target,
-                progress=say, report=False, wall_limit_s=args.wall_limit,
-            )  # fmt: skip
-        done.append((req, outcome))
-    groups = by_variant(done)
+def report_distributions(done: Sequence[RunDone], outdir: Path, title: str) -> int:
+    """Print, save (runs.json) and report the distributions of the finished runs."""
+    finished = [(d.request, d.outcome) for d in done if d.outcome is not None]
+    if not finished:
+        return 1
+    groups = by_variant(finished)
     summaries = {label: variant_summaries(runs) for label, runs in groups.items()}
-    console.print(f"[bold]{title}[/]: {len(done)} runs")
+    console.print(f"[bold]{title}[/]: {len(finished)} of {len(done)} runs finished")
     console.print(distribution_table(summaries))
     console.print(f"{METHOD}; p_no_collision: {PROPORTION_METHOD}")
-    collect(done, outdir)
+    collect(finished, outdir)
     values = {
         label: {
             m: [o.metrics[m] for _, o in runs if m in o.metrics]
@@ -81,4 +114,4 @@ def run_requests(
         console.print(f"results: {outdir} (runs.json, report: {report})")
     except Exception as exc:  # the runs are saved; a broken report must not hide them
         console.print(f"results: {outdir} (report failed: {type(exc).__name__}: {exc})")
-    return 0 if all(o.passed for _, o in done) else 1
+    return 0 if len(finished) == len(done) and all(o.passed for _, o in finished) else 1

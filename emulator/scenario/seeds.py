@@ -3,18 +3,17 @@
 ::
 
     --vary ... --seeds 1-30 ─expand()─► [RunRequest(variant, seed), ...]   (pure)
-                                  execute(request) ─► RunOutcome          (one run, one call)
+                      emulator.sweep executor ─► RunOutcome per request (serial, pool, Ray)
     [(request, outcome), ...] ─collect()─► runs.json: every run's seed, metrics, folder
 
-``expand`` and ``execute`` are separate so an executor (a process pool, Ray) can map
-``execute`` over the requests; each run writes its own folder, so runs never share state.
+Each run writes its own folder, so runs never share state.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +26,8 @@ from emulator.scenario.distributions import (
     summarize,
 )
 from emulator.scenario.load import parse_set
-from emulator.scenario.runner import RunOutcome, run_scenario
+from emulator.scenario.runner import RunOutcome
+from emulator.sweep.request import RunRequest
 
 MAX_SEEDS = 10_000
 
@@ -50,21 +50,6 @@ def parse_seeds(text: str) -> list[int]:
     return seeds
 
 
-@dataclass(frozen=True)
-class RunRequest:
-    """One run of a scenario: a variant's overrides at one seed, into its own folder."""
-
-    label: str  # the variant ("lb=ecmp,qps=1"; the scenario name without --vary)
-    overrides: tuple[tuple[str, Any], ...]  # dotted scenario keys -> values, seed included
-    seed: int | None  # None: the scenario's own seed
-    subdir: str  # folder under the comparison's results directory
-
-    @property
-    def override_map(self) -> dict[str, Any]:
-        """The overrides as ``run_scenario`` takes them."""
-        return dict(self.overrides)
-
-
 def _folder(label: str) -> str:
     return label.replace("=", "-").replace(",", "_") or "run"
 
@@ -73,44 +58,25 @@ def expand(
     combos: Sequence[Mapping[str, str]],
     base: Mapping[str, Any],
     seeds: Sequence[int] | None,
-    name: str = "run",
+    name: str,
+    template: RunRequest,
 ) -> list[RunRequest]:
-    """Every (variant, seed) run, variants outermost; ``seeds`` None: one run per variant."""
+    """Every (variant, seed) run, variants outermost; ``seeds`` None: one run per variant.
+
+    ``template`` gives the scenario, the results directory (``out``, each run gets a
+    folder below it) and the options every run shares.
+    """
     out = []
     for combo in combos or [{}]:
         label = ",".join(f"{k}={v}" for k, v in combo.items()) or name
         overrides = dict(base) | parse_set([f"{k}={v}" for k, v in combo.items()])
-        folder = _folder(label) if combo else ""
+        folder = Path(template.out) / (_folder(label) if combo else "")
         runs: list[int | None] = list(seeds) if seeds else [None]
         for seed in runs:
             over = overrides if seed is None else overrides | {"seed": seed}
-            sub = folder if seed is None else str(Path(folder) / f"seed-{seed}")
-            out.append(RunRequest(label, tuple(over.items()), seed, sub or "."))
+            sub = folder if seed is None else folder / f"seed-{seed}"
+            out.append(replace(template, label=label, out=str(sub), overrides=over, seed=seed))
     return out
-
-
-def execute(
-    request: RunRequest,
-    scenario: Path,
-    outdir: Path,
-    *,
-    runtime: str | None = None,
-    target: str | None = None,
-    progress: Callable[[str], None] | None = None,
-    report: bool = True,
-    wall_limit_s: float | None = None,
-) -> RunOutcome:
-    """Run one request into ``outdir/request.subdir`` (the unit an executor distributes)."""
-    return run_scenario(
-        scenario,
-        request.override_map,
-        runtime=runtime,
-        target=target,
-        out=outdir / request.subdir,
-        progress=progress,
-        report=report,
-        wall_limit_s=wall_limit_s,
-    )
 
 
 def by_variant(
@@ -143,7 +109,7 @@ def collect(done: Sequence[tuple[RunRequest, RunOutcome]], outdir: Path) -> Path
                 "variant": req.label,
                 "seed": o.result.meta.seed,
                 "passed": o.passed,
-                "result": str(Path(req.subdir) / "result.json"),
+                "result": str(Path(req.out).relative_to(outdir) / "result.json"),
                 "metrics": o.metrics,
             }
             for req, o in done

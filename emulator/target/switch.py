@@ -18,11 +18,14 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
+from emulator.target import flowcache
 from emulator.target import packet as pk
 from emulator.target.errors import CliError
 from emulator.target.externs import CounterArray, Digest, RegisterArray
+from emulator.target.flowcache import PipelineCaches
 from emulator.target.packet import Pkt
 from emulator.target.pipeline import CompiledProgram, run
 from emulator.target.primitives import P4AssertionFailure
@@ -50,6 +53,7 @@ class Switch:
         log: Callable[[str], None] | None = None,
         tm: Any = None,
         pfc_to_pipeline: bool = True,
+        flow_cache: bool | None = None,
     ) -> None:
         self.device_id = device_id
         self.pfc_to_pipeline = pfc_to_pipeline
@@ -58,6 +62,14 @@ class Switch:
         self.log_lines: deque[str] = deque(maxlen=1000)
         self._log = log or self.log_lines.append
         self.program = CompiledProgram(program, self._now_us, seed, self._log)
+        self.caches = self._caches(flow_cache)
+        prog = self.program
+        self._run_ingress: Callable[[list[int], Pkt], None] = (
+            self.caches.ingress.run if self.caches else partial(run, prog.ingress)
+        )
+        self._run_egress: Callable[[list[int], Pkt], None] = (
+            self.caches.egress.run if self.caches else partial(run, prog.egress)
+        )
         layout = self.program.layout
         self._template = layout.template
         self._std = layout.std
@@ -94,6 +106,19 @@ class Switch:
 
     # -- helpers ---------------------------------------------------------------------------
 
+    def _caches(self, wanted: bool | None) -> PipelineCaches | None:
+        """The decision caches, unless turned off (argument or FABEMU_FLOWCACHE=0) or unsafe."""
+        if not (flowcache.enabled_by_env() if wanted is None else wanted):
+            return None
+        if flowcache.uncacheable_reason(self.program.cg.ns) is not None:
+            return None
+        return PipelineCaches(self.program)
+
+    def flush_caches(self) -> None:
+        """Forget every cached pipeline outcome (after any control-plane change)."""
+        if self.caches is not None:
+            self.caches.flush()
+
     def _now_us(self) -> float:
         return self.clock() / 1000
 
@@ -122,6 +147,7 @@ class Switch:
 
     def cli(self, line: str) -> str:
         """Run one simple_switch_CLI command; return its output text."""
+        self.flush_caches()
         if self._cli is None:
             from emulator.target.runtime_cli import RuntimeCli
 
@@ -131,7 +157,10 @@ class Switch:
     def cli_file(self, path: str) -> list[str]:
         """Run a file of simple_switch_CLI commands; errors name the file and line."""
         self.cli("")
-        return self._cli.run_file(path)
+        try:
+            return self._cli.run_file(path)
+        finally:
+            self.flush_caches()
 
     def pop_digests(self) -> list[Digest]:
         """Take every pending digest message."""
@@ -169,7 +198,7 @@ class Switch:
             try:
                 prog.parser.parse(f, p)
                 prog.checksums.verify(f, p)
-                run(prog.ingress, f, p)
+                self._run_ingress(f, p)
             except P4AssertionFailure as exc:
                 return self._fail("assert_failures", f"ingress: {exc}", out)
             except Exception as exc:  # never let a packet crash the switch
@@ -268,7 +297,7 @@ class Switch:
             self._set(f, "deq_timedelta", deq.deq_timedelta_ns // 1000)
         clones: list[Item] = []
         try:
-            run(prog.egress, f, p)
+            self._run_egress(f, p)
             if p.clone_session is not None:
                 g = f.copy()
                 for s in self._metadata_slots:

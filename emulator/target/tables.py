@@ -20,6 +20,10 @@ from emulator.target.errors import CliError
 from emulator.target.externs import Meter
 
 
+def _nothing() -> None:
+    pass
+
+
 class Handles:
     """BMv2-style handle allocation: the lowest free handle is reused first."""
 
@@ -76,15 +80,18 @@ class ActionProfile:
         self.groups: dict[int, Group] = {}
         self._member_handles = Handles()
         self._group_handles = Handles()
+        self.changed: Callable[[], None] = _nothing  # the decision cache's flush
 
     def create_member(self, action: ActionSpec, data: tuple[int, ...]) -> int:
         """Add a member; return its handle."""
+        self.changed()
         h = self._member_handles.get()
         self.members[h] = Member(h, action, data)
         return h
 
     def delete_member(self, handle: int) -> None:
         """Remove a member that no group uses."""
+        self.changed()
         m = self.member(handle)
         if any(m in g.members for g in self.groups.values()):
             raise CliError(f"action profile {self.name}: member {handle} is in a group")
@@ -93,6 +100,7 @@ class ActionProfile:
 
     def create_group(self) -> int:
         """Add an empty group; return its handle."""
+        self.changed()
         if self.selector is None:
             raise CliError(f"action profile {self.name} has no selector: groups not allowed")
         h = self._group_handles.get()
@@ -101,12 +109,14 @@ class ActionProfile:
 
     def delete_group(self, handle: int) -> None:
         """Remove a group."""
+        self.changed()
         self.group(handle)
         del self.groups[handle]
         self._group_handles.release(handle)
 
     def add_to_group(self, member: int, group: int) -> None:
         """Put member ``member`` in group ``group`` (kept ordered by member handle)."""
+        self.changed()
         m, g = self.member(member), self.group(group)
         if m in g.members:
             raise CliError(f"action profile {self.name}: member {member} already in group {group}")
@@ -115,6 +125,7 @@ class ActionProfile:
 
     def remove_from_group(self, member: int, group: int) -> None:
         """Take member ``member`` out of group ``group``."""
+        self.changed()
         m, g = self.member(member), self.group(group)
         if m not in g.members:
             raise CliError(f"action profile {self.name}: member {member} not in group {group}")
@@ -188,7 +199,7 @@ class Table:
         self.lpm_index = next((i for i, k in enumerate(keys) if k.match_type == "lpm"), -1)
         self.entries: dict[int, Entry] = {}
         self.immutable = False
-        self.default: Entry | None = None
+        self._default: Entry | None = None
         self.default_const = False
         self.initial_default: Entry | None = None  # the JSON's default (table_reset_default)
         self.with_counters = False
@@ -201,12 +212,25 @@ class Table:
         self.next_miss: Any = None
         self.hit_miss = False
         self.empty_group_misses = 0
+        self.changed: Callable[[], None] = _nothing  # the decision cache's flush
+        # called on direct-counter hits, direct meters and empty groups (decision cache)
+        self.observer: Callable[[str, Table, Entry | None, int], None] | None = None
         self._handles = Handles()
         self._exact: dict[tuple[int, ...], Entry] = {}
         self._levels: list[tuple[int, int, dict[tuple[int, ...], Entry]]] = []
         self._sorted: list[Entry] = []
 
     # -- control plane ---------------------------------------------------------------------
+
+    @property
+    def default(self) -> Entry | None:
+        """The default entry (run on a miss), or None."""
+        return self._default
+
+    @default.setter
+    def default(self, entry: Entry | None) -> None:
+        self._default = entry
+        self.changed()
 
     def add(
         self,
@@ -217,6 +241,7 @@ class Table:
         ref: Member | Group | None = None,
     ) -> int:
         """Insert an entry; ``match`` holds one normalised spec per key field."""
+        self.changed()
         if self.immutable:
             raise CliError(f"table {self.name} has const entries and cannot be modified")
         match_t = tuple(match)
@@ -289,6 +314,7 @@ class Table:
         ref: Member | Group | None = None,
     ) -> None:
         """Change an entry's action and data (or profile reference)."""
+        self.changed()
         if self.immutable:
             raise CliError(f"table {self.name} has const entries and cannot be modified")
         e = self.entry(handle)
@@ -296,6 +322,7 @@ class Table:
 
     def delete(self, handle: int) -> None:
         """Remove an entry."""
+        self.changed()
         if self.immutable:
             raise CliError(f"table {self.name} has const entries and cannot be modified")
         self.entry(handle)
@@ -305,6 +332,7 @@ class Table:
 
     def clear(self) -> None:
         """Remove every entry."""
+        self.changed()
         if self.immutable:
             raise CliError(f"table {self.name} has const entries and cannot be modified")
         for handle in self.entries:
@@ -349,21 +377,27 @@ class Table:
         e = self.lookup(self.keyfn(f))
         hit = e is not None
         if e is None:
-            e = self.default
+            e = self._default
             if e is None:
                 return self.next_miss if self.hit_miss else None
         else:
             if self.with_counters:
                 e.packets += 1
                 e.bytes += f[self.length_slot]
+                if self.observer is not None:
+                    self.observer("count", self, e, f[self.length_slot])
             if e.meter is not None and self.meter_slot is not None and self.meter_length:
+                if self.observer is not None:
+                    self.observer("meter", self, e, 0)
                 f[self.meter_slot] = e.meter.execute(self.meter_length(f), self.clock_us())
         action, data = e.action, e.data
         ref = e.ref
         if isinstance(ref, Group) and not ref.members:
             # nothing to select: behave as a miss (run the default entry, if any)
             self.empty_group_misses += 1
-            d = self.default
+            if self.observer is not None:
+                self.observer("empty_group", self, e, 0)
+            d = self._default
             if d is None or d is e or (isinstance(d.ref, Group) and not d.ref.members):
                 return self.next_miss if self.hit_miss else None
             hit, ref, action, data = False, d.ref, d.action, d.data

@@ -1,0 +1,225 @@
+"""Lazy values for the decision cache: inputs a pipeline run carries but barely looks at.
+
+A run that copies ``ingress_global_timestamp`` into metadata, counts ``packet_length``
+bytes, stores a queue depth in a register or only compares a register cell with a
+threshold would, keyed on those full values, almost never repeat. While a run is
+recorded such inputs (time stamps, queue depths, packet length, register cells) read as a
+:class:`Lazy` int that remembers where it came from (its *probe*) and the operations
+applied to it:
+
+* masking, adding, subtracting or shifting by a constant keeps it lazy;
+* storing it (in a slot, a register cell, a counter's byte count) is replayed from the
+  replayed packet's own input (``Sym``), not as a constant;
+* comparing it with a constant keys the outcome on the comparison's result only;
+* any other use (hashing, table keys, indexing, arithmetic with another variable) keys
+  the outcome on its full value.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable
+from typing import Any, Protocol
+
+Probe = tuple[Any, ...]  # ("slot", index) or ("reg", bound read, cell index)
+Ops = tuple[tuple[str, int], ...]
+
+OPS: dict[str, Callable[[int, int], int]] = {
+    "and": operator.and_,
+    "add": operator.add,
+    "sub": operator.sub,
+    "rsub": lambda a, c: c - a,
+    "shr": operator.rshift,
+    "shl": operator.lshift,
+}
+_CMPS: dict[str, Callable[[int, int], bool]] = {
+    "__eq__": operator.eq,
+    "__ne__": operator.ne,
+    "__lt__": operator.lt,
+    "__le__": operator.le,
+    "__gt__": operator.gt,
+    "__ge__": operator.ge,
+}
+_DERIVE = {
+    "__and__": "and",
+    "__rand__": "and",
+    "__add__": "add",
+    "__radd__": "add",
+    "__sub__": "sub",
+    "__rsub__": "rsub",
+    "__rshift__": "shr",
+    "__lshift__": "shl",
+}
+
+
+class Brancher(Protocol):
+    """Where a lazy value reports that the run looked at it (the recorder)."""
+
+    def branch(self, probe: Probe, ops: Ops, cmp: tuple[str, int] | None, value: Any) -> None:
+        """The run's path depends on ``key(probe)``; here it was ``value``."""
+
+
+def evaluate(ops: Ops, raw: int) -> int:
+    """``raw`` with ``ops`` applied in order."""
+    for code, c in ops:
+        raw = OPS[code](raw, c)
+    return raw
+
+
+def compose(ops: Ops) -> Callable[[int], int]:
+    """``evaluate`` specialised to ``ops`` (no ops, one op, or the general loop)."""
+    if not ops:
+        return lambda raw: raw
+    if len(ops) == 1:
+        fn, c = OPS[ops[0][0]], ops[0][1]
+        return lambda raw: fn(raw, c)
+    return lambda raw: evaluate(ops, raw)
+
+
+def probe_reader(probe: Probe) -> Callable[[list[int]], int]:
+    """A function reading the probe's current raw value (from ``f`` or its register)."""
+    if probe[0] == "slot":
+        return operator.itemgetter(probe[1])
+    read, index = probe[1], probe[2]
+    return lambda _f: read(index)  # type: ignore[no-any-return]
+
+
+def key_function(ops: Ops, cmp: tuple[str, int] | None) -> Callable[[int], Any]:
+    """What a branch keys on, from the raw probe value: the value or a comparison."""
+    value = compose(ops)
+    if cmp is None:
+        return value
+    test, c = _CMPS[cmp[0]], cmp[1]
+    if not ops:
+        return lambda raw: test(raw, c)
+    return lambda raw: test(value(raw), c)
+
+
+class Sym:
+    """A value to compute at replay from the replayed packet's own input."""
+
+    __slots__ = ("spec", "value")
+
+    def __init__(self, probe: Probe, ops: Ops) -> None:
+        self.spec = (probe, ops)
+        read = probe_reader(probe)
+        if not ops:
+            self.value: Callable[[list[int]], int] = read
+        elif len(ops) == 1 and probe[0] == "slot" and ops[0][0] == "and":
+            slot, mask = probe[1], ops[0][1]
+            self.value = lambda f: f[slot] & mask  # type: ignore[no-any-return]
+        else:
+            fn = compose(ops)
+            self.value = lambda f: fn(read(f))
+
+
+class Lazy(int):
+    """An int read from ``probe`` (raw value ``raw``) with ``ops`` applied."""
+
+    probe: Probe
+    raw: int
+    ops: Ops
+    rec: Brancher
+
+    def __new__(cls, value: int, probe: Probe, raw: int, ops: Ops, rec: Brancher) -> Lazy:
+        obj = int.__new__(cls, value)
+        obj.probe, obj.raw, obj.ops, obj.rec = probe, raw, ops, rec
+        return obj
+
+    def keyed(self) -> int:
+        """Key the run on this full value; return it as a plain int."""
+        value = int.__pos__(self)
+        self.rec.branch(self.probe, self.ops, None, value)
+        return value
+
+    def sym(self) -> Sym:
+        """How to recompute this value at replay."""
+        return Sym(self.probe, self.ops)
+
+
+def plain(value: Any) -> Any:
+    """``value`` as a plain int if it is lazy (keying it), else unchanged."""
+    return value.keyed() if type(value) is Lazy else value
+
+
+def unkeyed(value: Any) -> Any:
+    """``value`` as a plain int without keying it (for state a replay recomputes)."""
+    return int.__pos__(value) if type(value) is Lazy else value
+
+
+def _keying(name: str) -> Callable[..., Any]:
+    op = getattr(int, name)
+
+    def method(self: Lazy, *args: Any) -> Any:
+        return op(self.keyed(), *[plain(a) for a in args])
+
+    return method
+
+
+def _deriving(name: str, code: str) -> Callable[..., Any]:
+    def method(self: Lazy, other: Any) -> Any:
+        if type(other) is not int:
+            return getattr(int, name)(self.keyed(), plain(other))
+        value = OPS[code](int.__pos__(self), other)
+        return Lazy(value, self.probe, self.raw, (*self.ops, (code, other)), self.rec)
+
+    return method
+
+
+def _comparing(name: str) -> Callable[..., Any]:
+    test = _CMPS[name]
+
+    def method(self: Lazy, other: Any) -> Any:
+        if type(other) is not int:
+            return test(self.keyed(), plain(other))
+        result = test(int.__pos__(self), other)
+        self.rec.branch(self.probe, self.ops, (name, other), result)
+        return result
+
+    return method
+
+
+for _name in [
+    "__mul__",
+    "__rmul__",
+    "__floordiv__",
+    "__rfloordiv__",
+    "__mod__",
+    "__rmod__",
+    "__pow__",
+    "__rpow__",
+    "__divmod__",
+    "__rdivmod__",
+    "__truediv__",
+    "__rtruediv__",
+    "__or__",
+    "__ror__",
+    "__xor__",
+    "__rxor__",
+    "__rlshift__",
+    "__rrshift__",
+    "__neg__",
+    "__pos__",
+    "__abs__",
+    "__invert__",
+    "__hash__",
+    "__bool__",
+    "__index__",
+    "__int__",
+    "__float__",
+    "__round__",
+    "__trunc__",
+    "__floor__",
+    "__ceil__",
+    "__format__",
+    "__repr__",
+    "__str__",
+    "to_bytes",
+    "bit_length",
+    "bit_count",
+]:
+    setattr(Lazy, _name, _keying(_name))
+for _name, _code in _DERIVE.items():
+    setattr(Lazy, _name, _deriving(_name, _code))
+for _name in _CMPS:
+    setattr(Lazy, _name, _comparing(_name))

@@ -1,0 +1,114 @@
+"""Sweeps: identical results serially, on the local pool and on Ray; crashes are
+reported without losing the other runs; Ctrl-C stops the workers and keeps what finished."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from emulator.sweep import LocalPoolExecutor, RunRequest, SerialExecutor
+from emulator.sweep.progress import run_all
+from emulator.sweep.request import execute
+
+ROOT = Path(__file__).resolve().parents[2]
+SCENARIO = str(ROOT / "scenarios" / "fat_flow_collision.yaml")
+VOLATILE = ("wall_s", "started_at")
+
+
+def sweep(out: Path) -> list[RunRequest]:
+    """2 variants x 2 seeds, shortened."""
+    return [
+        RunRequest(
+            f"lb={lb},seed={seed}",
+            SCENARIO,
+            str(out / f"{lb}-{seed}"),
+            {"switch.lb": lb, "seed": seed, "duration_ms": 120},
+        )
+        for lb in ("ecmp", "eecmp")
+        for seed in (1, 2)
+    ]
+
+
+def results(reqs: list[RunRequest]) -> dict[str, Any]:
+    out = {}
+    for r in reqs:
+        data = json.loads((Path(r.out) / "result.json").read_text())
+        for key in VOLATILE:
+            data["meta"].pop(key, None)
+        out[r.label] = data
+    return out
+
+
+def test_serial_pool_and_ray_give_identical_results(tmp_path: Path) -> None:
+    ray = pytest.importorskip("ray")
+    from emulator.sweep.ray_executor import RayExecutor
+
+    serial, pool, cluster = (sweep(tmp_path / n) for n in ("serial", "pool", "ray"))
+    assert all(d.ok for d in run_all(SerialExecutor(), serial))
+    assert all(d.ok for d in run_all(LocalPoolExecutor(2), pool))
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    try:
+        done = run_all(RayExecutor(), cluster)
+    finally:
+        ray.shutdown()
+    assert all(d.ok for d in done), [d.error for d in done]
+    reference = results(serial)
+    assert results(pool) == reference
+    assert results(cluster) == reference
+    assert reference["lb=ecmp,seed=1"] != reference["lb=ecmp,seed=2"]  # seeds matter
+
+
+def crashy(req: RunRequest) -> Any:
+    """A run body that dies hard for label 'boom', else runs for real."""
+    if req.label == "boom":
+        os.kill(os.getpid(), signal.SIGKILL)
+    return execute(req)
+
+
+def test_a_crashed_run_is_reported_and_the_others_kept(tmp_path: Path) -> None:
+    reqs = sweep(tmp_path)[:2]
+    reqs.insert(1, RunRequest("boom", SCENARIO, str(tmp_path / "boom")))
+    done = run_all(LocalPoolExecutor(2, fn=crashy), reqs)
+    assert [d.request.label for d in done] == [r.label for r in reqs]
+    assert not done[1].ok and "signal 9" in str(done[1].error)
+    assert done[0].ok and done[2].ok
+    assert (Path(reqs[2].out) / "result.json").exists()
+
+
+def sleepy(req: RunRequest) -> Any:
+    """Fast for 'fast', else sleeps (bounded) until interrupted."""
+    if req.label == "fast":
+        return execute(req)
+    time.sleep(60)
+    raise AssertionError("not interrupted")
+
+
+def test_ctrl_c_stops_workers_and_keeps_finished(tmp_path: Path) -> None:
+    fast = sweep(tmp_path)[0]
+    fast = RunRequest("fast", fast.scenario, fast.out, fast.overrides)
+    slow = [RunRequest(f"slow{i}", SCENARIO, str(tmp_path / f"s{i}")) for i in range(2)]
+    pool = LocalPoolExecutor(3, fn=sleepy)
+    seen: list[Any] = []
+    real_run = pool.run
+
+    def run_and_interrupt(requests: Any) -> Any:
+        for d in real_run(requests):
+            seen.append(d)
+            if d.request.label == "fast":  # like the user pressing Ctrl-C now
+                threading.Timer(0.2, os.kill, (os.getpid(), signal.SIGINT)).start()
+            yield d
+
+    pool.run = run_and_interrupt  # type: ignore[method-assign]
+    t0 = time.monotonic()
+    done = run_all(pool, [fast, *slow])
+    assert time.monotonic() - t0 < 40
+    assert done[0].ok
+    assert [d.error for d in done[1:]] == ["interrupted", "interrupted"]
+    assert pool.last_processes and not any(p.is_alive() for p in pool.last_processes)
