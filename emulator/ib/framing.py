@@ -80,8 +80,13 @@ class IbFraming:
     name = "ib"
     overhead_bytes = 14 + LRH_LEN + ICRC_LEN + VCRC_LEN
 
-    def __init__(self, endpoints: Mapping[str, IbEndpoint], sl_of_dscp: int = 3) -> None:
+    def __init__(
+        self, endpoints: Mapping[str, IbEndpoint], data_vls: int = 1, sl_of_dscp: int = 3
+    ) -> None:
+        if not 1 <= data_vls <= 15:
+            raise UserError(f"IB data VLs must be 1..15, got {data_vls}")
         self.endpoints = dict(endpoints)
+        self.data_vls = data_vls  # the HCA's SL2VL: VL = SL % data_vls, as every switch
         self._lid_ip = {lid: ip for ip, ep in self.endpoints.items() for lid in ep.lids}
         self.sl_shift = sl_of_dscp  # SL = DSCP >> 3 (the DSCP class selector, 0..7)
 
@@ -99,15 +104,15 @@ class IbFraming:
         sl = (dscp >> self.sl_shift) & 0xF
         pick = sport % len(peer.lids)
         eth = mac_bytes(peer.mac) + mac_bytes(src_mac) + _SHIM
-        return IbPath(
-            eth, sl << 4, (sl << 4) | LNH_IBA_LOCAL, peer.lids[pick], me.lids[pick % len(me.lids)]
-        )
+        vl = sl % self.data_vls
+        slid = me.lids[pick % len(me.lids)]
+        return IbPath(eth, vl << 4, (sl << 4) | LNH_IBA_LOCAL, peer.lids[pick], slid)
 
     def encode(self, path: object, transport: bytes) -> bytes:
-        """Shim + LRH + transport + ICRC + VCRC (VL = SL: the sender's SL2VL is identity)."""
+        """Shim + LRH + transport + ICRC + VCRC."""
         assert isinstance(path, IbPath)
         words = (LRH_LEN + len(transport) + ICRC_LEN + 3) // 4
-        lrh = struct.pack("!BBHHH", path.sl_lnh & 0xF0, path.sl_lnh, path.dlid, words, path.slid)
+        lrh = struct.pack("!BBHHH", path.lrh_first, path.sl_lnh, path.dlid, words, path.slid)
         body = lrh + transport + icrc_ib(lrh, transport)
         return path.eth + body + struct.pack("!H", vcrc(body))
 
@@ -128,9 +133,9 @@ class IbFraming:
         transport = frame[22 : end - ICRC_LEN]
         ok = None
         if verify_icrc:
-            ok = icrc_ib(lrh, transport) == frame[end - ICRC_LEN : end] and (
-                vcrc(frame[14:end]) == int.from_bytes(frame[end : end + 2], "big")
-            )
+            # the ICRC only: the VCRC covers the LRH, which switches rewrite (VL) per hop,
+            # and the P4 switches do not recompute it (see docs/ib.md)
+            ok = icrc_ib(lrh, transport) == frame[end - ICRC_LEN : end]
         dlid, slid = struct.unpack("!H2xH", lrh[2:8])
         src = ip_bytes(self._lid_ip.get(slid, "0.0.0.0"))
         dst = ip_bytes(self._lid_ip.get(dlid, "0.0.0.0"))

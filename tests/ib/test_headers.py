@@ -27,7 +27,7 @@ MAC_A, MAC_B = "02:a0:00:00:00:00", "02:a0:00:00:00:02"
 
 
 def _framing() -> IbFraming:
-    return IbFraming({A: IbEndpoint(MAC_A, (2, 3)), B: IbEndpoint(MAC_B, (8, 9))})
+    return IbFraming({A: IbEndpoint(MAC_A, (2, 3)), B: IbEndpoint(MAC_B, (8, 9))}, data_vls=8)
 
 
 @pytest.mark.parametrize(("p4_name", "layer"), [("lrh_t", LRH), ("bth_t", BTH)])
@@ -57,6 +57,7 @@ def test_encode_decode_round_trip(payload: bytes, sport: int, dscp: int, psn: in
     assert pkt[BTH].psn == psn and pkt[BTH].dqpn == 0x77
     d = fr.decode(frame, verify_icrc=True)
     assert d is not None and d.icrc_ok and d.transport == transport
+    assert vcrc(frame[14:-2]) == int.from_bytes(frame[-2:], "big")
     assert (d.src, d.dst) == (bytes([10, 0, 0, 1]), bytes([10, 0, 1, 1]))
     bad = bytearray(frame)
     bad[30] ^= 1  # a BTH bit: the ICRC must catch it
