@@ -24,6 +24,7 @@ register<bit<32>>(IB_PORTS) port_occupancy;
 register<bit<8>>(IB_LIDS) ar_count;
 register<bit<9>>(AR_SLOTS) ar_ports;
 register<bit<8>>(1) ar_rotor;
+register<bit<9>>(IB_LIDS) ar_last;     /* port the DLID's previous packet took, 0 = none */
 
 parser IbParser(packet_in pkt, out ib_headers_t hdr, inout ib_metadata_t meta,
                 inout standard_metadata_t standard_metadata) {
@@ -127,6 +128,11 @@ control IbIngress(inout ib_headers_t hdr, inout ib_metadata_t meta,
                 bit<32> occ = 0;
                 bit<9> best = standard_metadata.egress_spec;
                 meta.ar_best = 32w0xFFFFFFFF;
+                ar_last.read(cand, (bit<32>)hdr.lrh.dlid);
+                if (cand != 0) {   /* stay on the last port unless another is emptier */
+                    best = cand;
+                    port_occupancy.read(meta.ar_best, (bit<32>)cand);
+                }
                 AR_CONSIDER(0)
                 AR_CONSIDER(1)
                 AR_CONSIDER(2)
@@ -136,6 +142,7 @@ control IbIngress(inout ib_headers_t hdr, inout ib_metadata_t meta,
                 AR_CONSIDER(6)
                 AR_CONSIDER(7)
                 standard_metadata.egress_spec = best;
+                ar_last.write((bit<32>)hdr.lrh.dlid, best);
             }
         }
         bit<32> queued;
