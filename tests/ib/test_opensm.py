@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
+import time
+from pathlib import Path
 
 import networkx as nx
 import pytest
@@ -88,3 +92,38 @@ def test_processes_stopped_even_on_failure() -> None:
     assert proc_start_time(pids[0]) is None
     assert not record.exists()
     assert not os.path.exists(f"/proc/{pids[0]}")
+
+
+def test_fabemu_clean_stops_ibsim_of_a_killed_owner(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The owner dies with SIGKILL (no __exit__): its ibsim is found and stopped by clean."""
+    from emulator.runtime import runstate
+
+    env = dict(os.environ, FABEMU_STATE_DIR=str(tmp_path))
+    code = (
+        "import time\n"
+        "from emulator.ib.subnet import IbSubnet\n"
+        "from emulator.topology import load_clos, resolve\n"
+        "s = IbSubnet(resolve(load_clos('two_rack_2spine'))).__enter__()\n"
+        "print(s.ibsim.pid, flush=True)\n"
+        "time.sleep(60)\n"
+    )
+    owner = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, env=env,
+                             text=True)  # fmt: skip
+    try:
+        assert owner.stdout is not None
+        ibsim_pid = int(owner.stdout.readline())
+    finally:
+        owner.kill()
+        owner.wait()
+    assert proc_start_time(ibsim_pid) is not None  # orphaned, still running
+    monkeypatch.setattr(runstate, "STATE_ROOT", tmp_path)
+    stale = runstate.stale_runs()
+    assert [p["what"] for st in stale for p in st.pids] == ["ibsim two_rack_2spine"]
+    for st in stale:
+        st.cleanup()
+    deadline = time.monotonic() + 5
+    while proc_start_time(ibsim_pid) is not None and time.monotonic() < deadline:
+        time.sleep(0.05)  # an orphan is reaped by init, not by us
+    assert proc_start_time(ibsim_pid) is None

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -13,6 +15,7 @@ from emulator.scenario.runner import RunOutcome, run_scenario
 
 SCENARIO = Path(__file__).resolve().parents[2] / "scenarios" / "roce_vs_ib.yaml"
 SMALL = {"workload.size_bytes": 262_144}
+LUA = SCENARIO.parents[1] / "scripts" / "wireshark" / "ib_shim.lua"
 
 
 def _variant(name: str) -> dict[str, object]:
@@ -31,7 +34,8 @@ def _uplink_bytes(outcome: RunOutcome, leaf: str = "rtsw0") -> list[int]:
 def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, RunOutcome]:
     out = {}
     for name in ("ib_static", "ib_adaptive"):
-        out[name] = run_scenario(SCENARIO, SMALL | _variant(name), runtime="virtual",
+        pcap = {"pcap": name == "ib_static"}
+        out[name] = run_scenario(SCENARIO, SMALL | pcap | _variant(name), runtime="virtual",
                                  out=tmp_path_factory.mktemp(name), report=False)  # fmt: skip
     return out
 
@@ -82,3 +86,18 @@ def test_variants_expand_to_overrides() -> None:
 def test_bad_ib_settings_name_the_key(overrides: dict[str, object], msg: str) -> None:
     with pytest.raises(ScenarioError, match=msg):
         load_scenario(SCENARIO, overrides)
+
+
+@pytest.mark.ib
+@pytest.mark.skipif(shutil.which("tshark") is None, reason="tshark not installed")
+def test_run_pcaps_dissect_as_infiniband(runs: dict[str, RunOutcome]) -> None:
+    """rtsw0's busiest uplink pcap: every frame is an IB packet to h4, h8 or h12 (or ACKs)."""
+    pcap = runs["ib_static"].outdir / "pcaps" / "rtsw0-eth5_out.pcap"
+    cmd = ["tshark", "-X", f"lua_script:{LUA}", "-r", str(pcap), "-T", "fields",
+           "-e", "infiniband.lrh.dlid", "-e", "infiniband.bth.opcode"]  # fmt: skip
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=120, check=True).stdout
+    rows = [line.split("\t") for line in out.splitlines()]
+    assert len(rows) > 100
+    assert all(len(r) == 2 and r[0] and r[1] for r in rows)  # LRH and BTH dissected
+    data = {int(r[0]) for r in rows if int(r[1]) <= 11}  # RC SEND/WRITE opcodes
+    assert len(data) == 3  # the three colliding destinations' LIDs
