@@ -7,26 +7,11 @@ topology calls it port 0).
 
 from __future__ import annotations
 
-from functools import cache
-
-import jinja2
-
+from emulator.templating import package_env
 from emulator.topology.resolve import ResolvedTopology
 
 #: The IB port number of every host's (single-port) HCA.
 HCA_PORT = 1
-
-
-@cache
-def _env() -> jinja2.Environment:
-    return jinja2.Environment(
-        loader=jinja2.PackageLoader("emulator.ib", "templates"),
-        undefined=jinja2.StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        keep_trailing_newline=True,
-        autoescape=False,
-    )
 
 
 def ib_port(topo: ResolvedTopology, node: str, port: int) -> int:
@@ -53,5 +38,7 @@ def render_netfile(topo: ResolvedTopology) -> str:
     ]
     hosts = [{"name": h.name, "leaf": h.leaf, "leaf_port": h.leaf_port} for h in topo.hosts]
     return (
-        _env().get_template("ibsim.net.j2").render(name=topo.name, switches=switches, hosts=hosts)
+        package_env("emulator.ib")
+        .get_template("ibsim.net.j2")
+        .render(name=topo.name, switches=switches, hosts=hosts)
     )
