@@ -28,6 +28,13 @@ def _missing_for(marker: str) -> str | None:
                 f"bmv2: {', '.join(missing)} not on PATH "
                 "(install with scripts/setup.sh --with-bmv2, e.g. in the Vagrant VM)"
             )
+    if marker == "ib":
+        from emulator.ib.subnet import IbToolsMissing, find_tools
+
+        try:
+            find_tools()
+        except IbToolsMissing as exc:
+            return f"ib: {exc}"
     return None
 
 
@@ -35,7 +42,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     """Skip marked tests whose requirements are missing, naming what is missing."""
     reasons: dict[str, str | None] = {}
     for item in items:
-        for marker in ("mininet", "bmv2", "root"):
+        for marker in ("mininet", "bmv2", "root", "ib"):
             if item.get_closest_marker(marker) is None:
                 continue
             if marker not in reasons:

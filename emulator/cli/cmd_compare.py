@@ -6,6 +6,7 @@ import argparse
 import datetime as dt
 import itertools
 from pathlib import Path
+from typing import Any
 
 from emulator.cli.cmd_run import add_common
 from emulator.cli.display import console, summary_table
@@ -16,9 +17,12 @@ from emulator.cli.distribution import (
     sweep_requests,
 )
 from emulator.errors import UserError
-from emulator.scenario.load import load_scenario, parse_set
+from emulator.scenario.load import ALIASES, load_scenario, parse_set
 
-HELP = "run a scenario once per variant (--vary lb=ecmp,eecmp) and compare the results"
+HELP = (
+    "run a scenario once per variant (--vary lb=ecmp,eecmp, or the scenario's own "
+    "'variants:') and compare the results"
+)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -28,9 +32,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--vary",
         action="append",
-        required=True,
         metavar="KEY=V1,V2",
-        help="a key and its values; several --vary give every combination",
+        help="a key and its values; several --vary give every combination; "
+        "variant=NAME,.. picks the scenario's named variants (default: all of them)",
     )
 
 
@@ -46,16 +50,36 @@ def variants(items: list[str]) -> list[dict[str, str]]:
     return [dict(combo) for combo in itertools.product(*axes)]
 
 
+def _overrides(combo: dict[str, str], named: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """``--vary`` values as overrides; ``variant=NAME`` expands to that variant's keys."""
+    out: dict[str, Any] = {}
+    for key, value in combo.items():
+        if key != "variant":
+            out |= parse_set([f"{key}={value}"])
+        elif value in named:
+            out |= {ALIASES.get(k, k): v for k, v in named[value].items()}
+        else:
+            raise UserError(f"no variant {value!r} in the scenario (has: {', '.join(named)})")
+    return out
+
+
 def run(args: argparse.Namespace) -> int:
     """Run every variant into its own folder, then a combined table and report."""
     base = parse_set(args.set)
-    combos = variants(args.vary)
+    named = load_scenario(args.scenario, base).variants
+    if not args.vary and not named:
+        raise UserError("give --vary KEY=V1,V2 (the scenario defines no 'variants:')")
+    combos = variants(args.vary or ["variant=" + ",".join(named)])
     for combo in combos:  # validate every variant before starting any
-        load_scenario(args.scenario, base | parse_set([f"{k}={v}" for k, v in combo.items()]))
+        load_scenario(args.scenario, base | _overrides(combo, named))
     stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")
     outdir = args.out or Path("results") / f"{stamp}-compare-{args.scenario.stem}"
     outdir.mkdir(parents=True, exist_ok=True)
-    requests = sweep_requests(args, combos, base, outdir)
+    labelled = [
+        (",".join(f"{k}={v}" for k, v in combo.items()), _overrides(combo, named))
+        for combo in combos
+    ]
+    requests = sweep_requests(args, labelled, base, outdir)
     done = run_sweep(args, requests)
     if args.seeds:
         return report_distributions(done, outdir, f"{args.scenario.stem} over seeds")

@@ -51,7 +51,7 @@ def add_sweep_arguments(parser: argparse.ArgumentParser) -> None:
 
 def sweep_requests(
     args: argparse.Namespace,
-    combos: Sequence[Mapping[str, str]],
+    variants: Sequence[tuple[str, Mapping[str, Any]]],
     base: Mapping[str, Any],
     outdir: Path,
 ) -> list[RunRequest]:
@@ -66,7 +66,7 @@ def sweep_requests(
         report=seeds is None,  # over seeds one distribution report replaces per-run ones
         wall_limit_s=args.wall_limit,
     )
-    return expand(combos, base, seeds, args.scenario.stem, template)
+    return expand(variants, base, seeds, args.scenario.stem, template)
 
 
 def run_sweep(args: argparse.Namespace, requests: Sequence[RunRequest]) -> list[RunDone]:

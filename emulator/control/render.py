@@ -5,7 +5,6 @@ from __future__ import annotations
 import ipaddress
 import re
 from collections.abc import Sequence
-from functools import cache
 
 import jinja2
 
@@ -14,20 +13,13 @@ from emulator.control.config import FabricConfig
 from emulator.control.errors import ControlError
 from emulator.control.routes import SwitchRoutes
 from emulator.control.state import Op
+from emulator.templating import package_env
 
 _MAC = re.compile(r"^[0-9a-f]{2}(:[0-9a-f]{2}){5}$")
 
 
-@cache
 def _env() -> jinja2.Environment:
-    return jinja2.Environment(
-        loader=jinja2.PackageLoader("emulator.control", "templates"),
-        undefined=jinja2.StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        keep_trailing_newline=True,
-        autoescape=False,
-    )
+    return package_env("emulator.control")
 
 
 def _mac(value: str) -> str:

@@ -40,6 +40,10 @@ class RuntimeConfig:
     rnic: Mapping[str, Any] = field(default_factory=dict)
     pcap_dir: str | None = None
     log_dir: str | None = None
+    #: RNIC wire format (an ``emulator.traffic.framing.Framing``); None = RoCEv2
+    framing: Any = None
+    #: link-level credits (``emulator.ib.credits.CreditConfig``); None = none (virtual only)
+    credits: Any = None
 
 
 @runtime_checkable

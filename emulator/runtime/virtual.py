@@ -87,6 +87,7 @@ class VirtualRuntime:
         self.wall_s = 0.0  # wall-clock seconds spent inside run()
         self._pending: list[Mapping[str, Any]] = []
         self._pcaps: list[PcapWriter] = []
+        self.credits: Any = None  # emulator.ib.credits.CreditFabric when config.credits
         self._started = False
         self._stopped = False
 
@@ -124,13 +125,17 @@ class VirtualRuntime:
                 for p in s.ports:
                     box.tm.set_pfc(p.number, True)
             self.boxes[s.name] = box
-        nics = build_rnics(topo.hosts, rnic_config(cfg.rnic), cfg.seed)
+        nics = build_rnics(topo.hosts, rnic_config(cfg.rnic), cfg.seed, framing=cfg.framing)
         for h in topo.hosts:
             self.hosts[h.name] = HostBox(self.engine, h.name, nics[h.name], self.ledger)
         for link in topo.links:
             up = self._wire(link.a, link.a_port, link.b, link.b_port, link, True)
             down = self._wire(link.b, link.b_port, link.a, link.a_port, link, False)
             self._dirs[(link.a, link.a_port, link.b, link.b_port)] = (up, down)
+        if cfg.credits is not None:
+            from emulator.ib.credits import CreditFabric
+
+            self.credits = CreditFabric(self, cfg.credits)
         if cfg.pcap_dir:
             self._open_pcaps(Path(cfg.pcap_dir))
         self.sampler = Sampler(self.links, list(self.boxes.values()))
@@ -201,7 +206,9 @@ class VirtualRuntime:
         for name, box in self.boxes.items():
             if box.sw.log_lines:
                 (folder / f"{name}.log").write_text("\n".join(box.sw.log_lines) + "\n")
-        summary = {"stats": self.stats(), "events": self.events}
+        summary: dict[str, Any] = {"stats": self.stats(), "events": self.events}
+        if self.credits is not None:
+            summary["credits"] = self.credits.stats()
         (folder / "virtual.json").write_text(json.dumps(summary, indent=1))
 
     def _need_started(self) -> None:

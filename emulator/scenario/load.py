@@ -73,6 +73,10 @@ ALIASES = {
     "pfc": "switch.pfc.enabled",
     "ecn": "switch.ecn.enabled",
     "sport": "rnic.udp_sport",
+    "routing": "ib.routing",
+    "ar": "ib.adaptive_routing",
+    "adaptive_routing": "ib.adaptive_routing",
+    "lmc": "ib.lmc",
 }
 
 
@@ -104,9 +108,9 @@ def load_scenario(path: Path | str, overrides: Mapping[str, Any] | None = None) 
         scenario = Scenario.model_validate(data)
     except ValidationError as exc:
         raise ScenarioError(format_validation_error(path, exc)) from None
-    for key, rel in (("topology", scenario.topology), ("switch.program", scenario.switch.program)):
-        if key == "switch.program" and scenario.fabric == "ib":
-            continue
+    program = ("ib.program", scenario.ib.program) if scenario.fabric == "ib" else (
+        "switch.program", scenario.switch.program)  # fmt: skip
+    for key, rel in (("topology", scenario.topology), program):
         if not _is_file(resolve_path(path, rel)):
             raise ScenarioError(f"{path}: {key}: file not found: {rel}")
     _check_expect(path, scenario)

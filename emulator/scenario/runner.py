@@ -163,10 +163,11 @@ def prepare(sc: Scenario, path: Path, choice: Choice) -> tuple[Any, Any]:
     from emulator.runtime.base import RuntimeConfig
     from emulator.topology import load_clos, resolve
 
-    if sc.fabric != "roce":
-        raise UserError(f"{path}: fabric: {sc.fabric!r} is not available yet (only 'roce')")
     with _at(path, "topology"):
         topo = resolve(load_clos(resolve_path(path, sc.topology)))
+    if sc.fabric == "ib":
+        with _at(path, "ib"):
+            return _prepare_ib(sc, path, choice, topo), None
     with _at(path, "switch.program"):
         program = compile_file(resolve_path(path, sc.switch.program))
     with _at(path, "switch"):
@@ -203,6 +204,39 @@ def check_runnable(sc: Scenario, path: Path) -> None:
         return
     with _at(path, "workload"):
         workload_from_dict(workload_mapping(sc, cfg.topo))  # what the runtimes deploy
+
+
+def _prepare_ib(sc: Scenario, path: Path, choice: Choice, topo: Any) -> Any:
+    """The IB fabric: real OpenSM routing -> ib_fabric.p4 tables, IB framing, VL credits."""
+    from emulator.ib.fabric import IbFabricSettings, build_ib_fabric
+    from emulator.runtime.base import RuntimeConfig
+
+    ib = sc.ib
+    settings = IbFabricSettings(
+        ib.routing, ib.lmc, ib.adaptive_routing, ib.data_vls, ib.vl_buffer_bytes
+    )
+    fab = build_ib_fabric(topo, settings, resolve_path(path, ib.program))
+    log.info("OpenSM %s routed %d switches", ib.routing, len(fab.routing.lfts))
+    host_rate = min((h.port.rate_bps for h in topo.hosts), default=10e9)
+    return RuntimeConfig(
+        topo=topo,
+        programs={s.name: fab.program for s in topo.switches},
+        commands=fab.commands,
+        target=choice.target,
+        priority_queues=sc.switch.priority_queues,
+        pfc=False,
+        seed=sc.seed,
+        rnic=sc.rnic.model_dump() | {"link_bps": host_rate},
+        framing=fab.framing,
+        credits=fab.credits,
+    )
+
+
+def lb_label(sc: Scenario) -> str:
+    """How the fabric balances load, for tables: ``ecmp``.. or ``ib-ftree[-ar]``."""
+    if sc.fabric == "ib":
+        return f"ib-{sc.ib.routing}" + ("-ar" if sc.ib.adaptive_routing else "")
+    return sc.switch.lb
 
 
 def workload_mapping(sc: Scenario, topo: Any) -> dict[str, Any]:
@@ -318,7 +352,7 @@ def run_scenario(
         target=choice.target,
         why=choice.why,
         seed=sc.seed,
-        lb=sc.switch.lb,
+        lb=lb_label(sc),
         num_qps=sc.workload.num_qps,
         placement=sc.workload.placement,
         settings=sc.model_dump(mode="json"),

@@ -6,7 +6,7 @@ A scenario is YAML, safe-loaded, validated here before anything starts. Paths in
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -125,6 +125,23 @@ class RnicSettings(_Strict):
 Finite = Annotated[float, Field(allow_inf_nan=False)]
 
 
+class IbSettings(_Strict):
+    """The InfiniBand fabric (``fabric: ib``): OpenSM routing, adaptive routing, credits."""
+
+    program: str = "../p4/ib_fabric.p4"
+    routing: Literal["ftree", "updn", "minhop"] = "ftree"  # OpenSM routing engine
+    lmc: Annotated[int, Field(ge=0, le=7)] = 0  # 2**lmc LIDs per HCA port
+    adaptive_routing: bool = False  # per packet, least-occupied equal-cost port
+    data_vls: Annotated[int, Field(ge=1, le=8)] = 1
+    vl_buffer_bytes: Annotated[int, Field(ge=4224)] = 16384  # receive buffer per (port, VL)
+
+    @model_validator(mode="after")
+    def _ftree_lmc(self) -> IbSettings:
+        if self.routing == "ftree" and self.lmc:
+            raise ValueError("OpenSM's ftree engine does not support lmc > 0 (use updn or minhop)")
+        return self
+
+
 class Bound(_Strict):
     """One expectation: the metric must satisfy every bound given."""
 
@@ -155,12 +172,15 @@ class Scenario(_Strict):
     target: Literal["builtin", "bmv2"] = "builtin"
     runtime: Literal["auto", "virtual", "mininet"] = "auto"
     switch: SwitchSettings = SwitchSettings()
+    ib: IbSettings = IbSettings()
     workload: Workload
     rnic: RnicSettings = RnicSettings()
     duration_ms: Annotated[float, Field(gt=0, le=600_000)] = 200.0
     seed: int = 1
     pcap: bool = False
     expect: dict[str, Bound] = {}
+    #: named override sets (``{label: {dotted.key: value}}``) that ``fabemu compare`` runs
+    variants: dict[str, dict[str, Any]] = {}
 
     @model_validator(mode="after")
     def _consistent(self) -> Scenario:
@@ -169,6 +189,9 @@ class Scenario(_Strict):
                 "target 'bmv2' cannot run in the 'virtual' runtime (real simple_switch runs "
                 "in real time); use runtime 'mininet' or target 'builtin'"
             )
-        if self.fabric == "ib" and self.target == "bmv2":
-            raise ValueError("fabric 'ib' has no P4 switches: target must stay 'builtin'")
+        if self.fabric == "ib" and (self.target == "bmv2" or self.runtime == "mininet"):
+            raise ValueError(
+                "fabric 'ib' runs on the built-in target in the virtual runtime only "
+                "(target 'builtin', runtime 'auto' or 'virtual')"
+            )
         return self

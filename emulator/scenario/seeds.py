@@ -25,7 +25,6 @@ from emulator.scenario.distributions import (
     proportion_ci,
     summarize,
 )
-from emulator.scenario.load import parse_set
 from emulator.scenario.runner import RunOutcome
 from emulator.sweep.request import RunRequest
 
@@ -55,7 +54,7 @@ def _folder(label: str) -> str:
 
 
 def expand(
-    combos: Sequence[Mapping[str, str]],
+    variants: Sequence[tuple[str, Mapping[str, Any]]],
     base: Mapping[str, Any],
     seeds: Sequence[int] | None,
     name: str,
@@ -63,19 +62,20 @@ def expand(
 ) -> list[RunRequest]:
     """Every (variant, seed) run, variants outermost; ``seeds`` None: one run per variant.
 
-    ``template`` gives the scenario, the results directory (``out``, each run gets a
-    folder below it) and the options every run shares.
+    ``variants`` are (label, overrides) pairs (none: the scenario as it is, labelled
+    ``name``); ``template`` gives the scenario, the results directory (``out``, each run
+    gets a folder below it) and the options every run shares.
     """
     out = []
-    for combo in combos or [{}]:
-        label = ",".join(f"{k}={v}" for k, v in combo.items()) or name
-        overrides = dict(base) | parse_set([f"{k}={v}" for k, v in combo.items()])
-        folder = Path(template.out) / (_folder(label) if combo else "")
+    for label, overrides in variants or [("", {})]:
+        folder = Path(template.out) / (_folder(label) if label else "")
         runs: list[int | None] = list(seeds) if seeds else [None]
         for seed in runs:
-            over = overrides if seed is None else overrides | {"seed": seed}
+            over = dict(base) | dict(overrides) | ({} if seed is None else {"seed": seed})
             sub = folder if seed is None else folder / f"seed-{seed}"
-            out.append(replace(template, label=label, out=str(sub), overrides=over, seed=seed))
+            out.append(
+                replace(template, label=label or name, out=str(sub), overrides=over, seed=seed)
+            )
     return out
 
 

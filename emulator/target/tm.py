@@ -112,6 +112,10 @@ class TrafficManager:
         self.pfc = PfcFlowControl(DEFAULT_SPEED_BPS)
         self.pfc_gen = PfcGenerator()
         self._flow_controls: list[FlowControl] = [self.pfc]
+        #: called as (ingress port, priority, length, now) when a frame that arrived on an
+        #: ingress port leaves the buffer (dequeued or tail-dropped): receive-side buffer
+        #: accounting for credit-based flow control (InfiniBand, :mod:`emulator.ib.credits`)
+        self.on_buffer_release: Callable[[int, int, int, int], None] | None = None
 
     # -- configuration -------------------------------------------------------------------
 
@@ -218,6 +222,8 @@ class TrafficManager:
         q = p.queues[priority]
         if len(q.entries) >= q.capacity:
             q.dropped += 1
+            if ingress_port is not None and self.on_buffer_release is not None:
+                self.on_buffer_release(ingress_port, priority, length, self._clock())
             return False
         now = self._clock()
         send_at = now
@@ -235,6 +241,13 @@ class TrafficManager:
         for fc in self._flow_controls:
             t = max(t, fc.eligible_at(port, priority, now))
         return t
+
+    def head_length(self, port: int, priority: int) -> int | None:
+        """Length in bytes of the frame at the head of queue (port, priority), if any."""
+        p = self._ports.get(port)
+        if p is None or not p.queues[priority].entries:
+            return None
+        return p.queues[priority].entries[0][2]
 
     def ready_time(self, port: int) -> int | None:
         """Earliest ns a frame may leave ``port``; None if empty or blocked on an event."""
@@ -278,6 +291,8 @@ class TrafficManager:
             q.dequeued += 1
             if in_port is not None:
                 self.pfc_gen.on_dequeue(in_port, prio, now)
+                if self.on_buffer_release is not None:
+                    self.on_buffer_release(in_port, prio, length, now)
             for fc in self._flow_controls:
                 fc.on_transmit(port, prio, length, now)
             if self.serialize:

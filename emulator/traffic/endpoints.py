@@ -10,19 +10,29 @@ import dataclasses
 from collections.abc import Iterable
 from typing import Any
 
+from emulator.traffic.framing import Framing
 from emulator.traffic.rnic import Rnic, RnicConfig
 
 
 def build_rnics(
-    hosts: Iterable[Any], config: RnicConfig | None = None, seed: int = 0
+    hosts: Iterable[Any],
+    config: RnicConfig | None = None,
+    seed: int = 0,
+    framing: Framing | None = None,
 ) -> dict[str, Rnic]:
-    """One RNIC per host, its ``link_bps`` set to the host port's rate when it has one."""
+    """One RNIC per host, its ``link_bps`` set to the host port's rate when it has one.
+
+    ``framing``: the wire format of every RNIC (None: RoCEv2; the IB fabric passes
+    ``emulator.ib.framing.IbFraming``).
+    """
     base = config or RnicConfig()
     out = {}
     for i, h in enumerate(hosts):
         rate = getattr(getattr(h, "port", None), "rate_bps", None)
         cfg = dataclasses.replace(base, link_bps=float(rate)) if rate else base
-        out[h.name] = Rnic(h.mac, h.ip, h.gateway_mac, seed=seed + i, config=cfg, name=h.name)
+        out[h.name] = Rnic(
+            h.mac, h.ip, h.gateway_mac, framing=framing, seed=seed + i, config=cfg, name=h.name
+        )
     return out
 
 

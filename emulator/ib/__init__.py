@@ -1,0 +1,1 @@
+"""The InfiniBand sibling fabric: ibsim + real OpenSM control plane, IB framing, credits."""

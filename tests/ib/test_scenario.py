@@ -1,0 +1,103 @@
+"""roce_vs_ib.yaml: a fat-flow collision under static ftree routing that adaptive routing spreads."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from emulator.cli.cmd_compare import _overrides
+from emulator.errors import UserError
+from emulator.scenario.load import ScenarioError, load_scenario
+from emulator.scenario.runner import RunOutcome, run_scenario
+
+SCENARIO = Path(__file__).resolve().parents[2] / "scenarios" / "roce_vs_ib.yaml"
+SMALL = {"workload.size_bytes": 262_144}
+LUA = SCENARIO.parents[1] / "scripts" / "wireshark" / "ib_shim.lua"
+
+
+def _variant(name: str) -> dict[str, object]:
+    return _overrides({"variant": name}, load_scenario(SCENARIO).variants)
+
+
+def _uplink_bytes(outcome: RunOutcome, leaf: str = "rtsw0") -> list[int]:
+    return [
+        link.bytes
+        for link in outcome.result.links
+        if link.kind == "fabric" and link.up and link.src == leaf
+    ]
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, RunOutcome]:
+    out = {}
+    for name in ("ib_static", "ib_adaptive"):
+        pcap = {"pcap": name == "ib_static"}
+        out[name] = run_scenario(SCENARIO, SMALL | pcap | _variant(name), runtime="virtual",
+                                 out=tmp_path_factory.mktemp(name), report=False)  # fmt: skip
+    return out
+
+
+@pytest.mark.ib
+def test_both_complete_losslessly(runs: dict[str, RunOutcome]) -> None:
+    for o in runs.values():
+        assert o.error is None and o.completed == 1
+        assert o.drops == 0 and o.retransmissions == 0 and o.pause_frames == 0
+        assert o.result.meta.lb.startswith("ib-ftree")
+
+
+@pytest.mark.ib
+def test_static_ftree_collides(runs: dict[str, RunOutcome]) -> None:
+    """h4, h8 and h12 share rtsw0's first uplink in OpenSM's ftree LFT: 3 flows, 2 idle."""
+    static = runs["ib_static"]
+    assert static.max_uplink_imbalance >= 2.5
+    assert static.idle_uplinks == 2
+    sizes = sorted(_uplink_bytes(static), reverse=True)
+    assert sizes[0] > 2.5 * sizes[1]
+
+
+@pytest.mark.ib
+def test_adaptive_routing_spreads_and_finishes_sooner(runs: dict[str, RunOutcome]) -> None:
+    static, adaptive = runs["ib_static"], runs["ib_adaptive"]
+    assert adaptive.idle_uplinks == 0
+    assert adaptive.max_uplink_imbalance < 1.5
+    assert adaptive.fct_p99_ms < 0.6 * static.fct_p99_ms
+
+
+def test_variants_expand_to_overrides() -> None:
+    assert _variant("ib_adaptive") == {
+        "fabric": "ib", "ib.routing": "ftree", "ib.adaptive_routing": True,
+    }  # fmt: skip
+    with pytest.raises(UserError, match="no variant 'nope'"):
+        _variant("nope")
+
+
+@pytest.mark.parametrize(
+    ("overrides", "msg"),
+    [
+        ({"fabric": "ib", "ib.lmc": 1}, "ib: OpenSM's ftree engine does not support lmc"),
+        ({"fabric": "ib", "runtime": "mininet"}, "virtual runtime only"),
+        ({"fabric": "ib", "ib.routing": "lash"}, "ib.routing"),
+        ({"fabric": "ib", "ib.vl_buffer_bytes": 64}, "ib.vl_buffer_bytes"),
+    ],
+)
+def test_bad_ib_settings_name_the_key(overrides: dict[str, object], msg: str) -> None:
+    with pytest.raises(ScenarioError, match=msg):
+        load_scenario(SCENARIO, overrides)
+
+
+@pytest.mark.ib
+@pytest.mark.skipif(shutil.which("tshark") is None, reason="tshark not installed")
+def test_run_pcaps_dissect_as_infiniband(runs: dict[str, RunOutcome]) -> None:
+    """rtsw0's busiest uplink pcap: every frame is an IB packet to h4, h8 or h12 (or ACKs)."""
+    pcap = runs["ib_static"].outdir / "pcaps" / "rtsw0-eth5_out.pcap"
+    cmd = ["tshark", "-X", f"lua_script:{LUA}", "-r", str(pcap), "-T", "fields",
+           "-e", "infiniband.lrh.dlid", "-e", "infiniband.bth.opcode"]  # fmt: skip
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=120, check=True).stdout
+    rows = [line.split("\t") for line in out.splitlines()]
+    assert len(rows) > 100
+    assert all(len(r) == 2 and r[0] and r[1] for r in rows)  # LRH and BTH dissected
+    data = {int(r[0]) for r in rows if int(r[1]) <= 11}  # RC SEND/WRITE opcodes
+    assert len(data) == 3  # the three colliding destinations' LIDs
