@@ -79,3 +79,20 @@ def test_coords_round_trip(sizes: tuple[int, int, int, int]) -> None:
         groups = d.groups(axis)
         assert sorted(r for g in groups for r in g) == list(range(d.ranks))
         assert all(len(g) == getattr(d, axis) for g in groups)
+
+
+@given(
+    st.sampled_from([(1, 1, 1, 16), (2, 1, 2, 4), (2, 2, 2, 2), (2, 1, 1, 8), (1, 2, 4, 2)]),
+    st.sampled_from(["topology_aware", "naive", "random"]),
+    st.sampled_from(["min_cut", "random"]),
+    st.integers(0, 50),
+)
+def test_every_mapping_is_a_bijection_and_aware_keeps_tp_in_a_server(
+    sizes: tuple[int, int, int, int], mapping: str, placement: str, seed: int
+) -> None:
+    d = Degrees(*sizes)
+    alloc = place_job(GPUS, d.ranks, 2, placement, seed)
+    gpu = map_ranks(alloc, d, mapping, seed)
+    assert sorted(gpu, key=lambda g: g.host) == sorted(alloc, key=lambda g: g.host)
+    if mapping == "topology_aware":
+        assert all(spans(gpu, g, "server", 2) == 1 for g in d.groups("tp"))
