@@ -28,6 +28,9 @@ SHOWN = (
     "pause_frames",
     "drops",
     "completed",
+    "step_ms",
+    "dp_ms",
+    "cross_zone_bytes_per_step",
 )
 
 
