@@ -23,7 +23,7 @@ from emulator.p4c.externs import lower_call
 from emulator.p4c.parser import parse_program
 from emulator.p4c.parsers import lower_parser
 from emulator.p4c.preprocess import preprocess
-from emulator.p4c.values import ObjRef, StructRef, Value
+from emulator.p4c.values import ObjRef, StructRef, Value, primitive_arg
 
 JSON_VERSION = [2, 23]
 
@@ -300,4 +300,20 @@ class _Compiler:
             "program": self.filename,
             "__meta__": {"version": JSON_VERSION, "compiler": "fabemu p4c (emulator.p4c)"},
         }
+        _wrap_primitive_args(out)
         return out
+
+
+def _wrap_primitive_args(out: dict[str, Any]) -> None:
+    """Expression arguments of primitives and parser ``set``/``extract_VL`` ops in BMv2's
+    nesting (a correctness fix: simple_switch refuses the once-wrapped form)."""
+    prims = [p for a in out["actions"] for p in a["primitives"]]
+    for parser in out["parsers"]:
+        for state in parser["parse_states"]:
+            for op in state["parser_ops"]:
+                if op["op"] in ("set", "extract_VL"):
+                    prims.append(op)
+                elif op["op"] == "primitive":
+                    prims.extend(op["parameters"])
+    for p in prims:
+        p["parameters"] = [primitive_arg(j) for j in p["parameters"]]

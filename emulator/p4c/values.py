@@ -45,6 +45,14 @@ def operand(j: Json) -> Json:
     return j
 
 
+def primitive_arg(j: Json) -> Json:
+    """A primitive argument: BMv2 reads an ``expression`` argument's value as a typed
+    expression, so an operator node is wrapped once more (as p4c-bm2-ss emits it)."""
+    if isinstance(j, dict) and j.get("type") == "expression" and "op" in j["value"]:
+        return {"type": "expression", "value": j}
+    return j
+
+
 def as_expression(j: Json) -> Json:
     """Wrap a plain operand so it is of type ``expression`` (for contexts that demand it)."""
     if j.get("type") == "expression":

@@ -12,6 +12,8 @@
  */
 #include <core.p4>
 #include <v1model.p4>
+// BMv2 instance_type values (simple_switch); v1model.p4 does not name them.
+#define BMV2_V1MODEL_INSTANCE_TYPE_NORMAL   0
 #include "include/std_headers.p4"
 
 const bit<32> I2E_SESSION = 32w5;

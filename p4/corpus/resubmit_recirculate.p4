@@ -9,6 +9,9 @@
  */
 #include <core.p4>
 #include <v1model.p4>
+// BMv2 instance_type values (simple_switch); v1model.p4 does not name them.
+#define BMV2_V1MODEL_INSTANCE_TYPE_RECIRC   4
+#define BMV2_V1MODEL_INSTANCE_TYPE_RESUBMIT 6
 #include "include/std_headers.p4"
 
 header loop_t {

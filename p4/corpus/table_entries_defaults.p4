@@ -48,10 +48,13 @@ control MyIngress(inout headers_t hdr, inout meta_t meta, inout standard_metadat
         key = { hdr.inp.k: ternary; }
         actions = { set_prio; NoAction; }
         default_action = NoAction();
-        const entries = {
-            priority = 10: 8w0x0A &&& 8w0x0F: set_prio(8w1);   // low nibble A
+        // p4c refuses priorities on `const entries`; initial (non-const) entries may carry
+        // them. p4c-bm2-ss 1.2.4.8 installs them in the order listed, so they are listed
+        // from the highest priority down.
+        entries = {
             priority = 30: 8w0x1A &&& 8w0xFF: set_prio(8w2);   // exactly 0x1A: wins over 10
             priority = 20: 8w0x20 &&& 8w0xF0: set_prio(8w3);   // high nibble 2
+            priority = 10: 8w0x0A &&& 8w0x0F: set_prio(8w1);   // low nibble A
         }
     }
     table t_order {

@@ -9,17 +9,15 @@ from __future__ import annotations
 
 import json
 import re
-import signal
-import socket
-import struct
 import subprocess
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from emulator.p4c import compile_file
+from emulator.target.pcap import PcapWriter
+from emulator.target.reference import ReferenceSwitch, read_frames
 
 CORPUS = Path(__file__).resolve().parents[2] / "p4" / "corpus"
 STF_PROGRAMS = [p for p in sorted(CORPUS.glob("*.p4")) if p.with_suffix(".stf").exists()]
@@ -28,15 +26,8 @@ PASSTHROUGH = {
     "act_prof_create_member", "act_prof_create_group", "act_prof_add_member_to_group",
     "table_indirect_add", "table_indirect_add_with_group", "table_indirect_set_default",
 }  # fmt: skip
-WAIT_S = 4
 #: simple_switch target options (after `--`) a program's STF needs
 TARGET_ARGS: dict[str, list[str]] = {"priority_queues.p4": ["--priority-queues", "8"]}
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _key_cli(value: str, match_type: str, width: int) -> str:
@@ -115,77 +106,9 @@ def stf_to_cli(stf: str, doc: dict[str, Any]) -> tuple[list[str], list[tuple[int
     return cmds, packets
 
 
-def write_pcap(path: Path, frames: list[bytes]) -> None:
-    """A classic little-endian pcap (Ethernet link type), 1 ms between frames."""
-    out = [struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1)]
-    for i, f in enumerate(frames):
-        out.append(struct.pack("<IIII", 1, 1000 * (i + 1), len(f), len(f)) + f)
-    path.write_bytes(b"".join(out))
-
-
-def read_pcap(path: Path) -> list[bytes]:
-    """Frames of a classic pcap file (either byte order)."""
-    data = path.read_bytes()
-    if len(data) < 24:
-        return []
-    endian = "<" if data[:4] == b"\xd4\xc3\xb2\xa1" else ">"
-    frames, off = [], 24
-    while off + 16 <= len(data):
-        _, _, incl, _ = struct.unpack(endian + "IIII", data[off : off + 16])
-        frames.append(data[off + 16 : off + 16 + incl])
-        off += 16 + incl
-    return frames
-
-
-def run_simple_switch(
-    json_path: Path,
-    cmds: list[str],
-    packets: list[tuple[int, bytes]],
-    work: Path,
-    target_args: list[str] | None = None,
-) -> dict[int, list[bytes]]:
-    ports = sorted({p for p, _ in packets} | set(range(16)))
-    for p in ports:
-        write_pcap(work / f"p{p}_in.pcap", [f for q, f in packets if q == p])
-    thrift = _free_port()
-    argv = [
-        "simple_switch",
-        "--use-files",
-        str(WAIT_S),
-        "--thrift-port",
-        str(thrift),
-        "--log-level",
-        "off",
-    ]
-    for p in ports:
-        argv += ["-i", f"{p}@{work / f'p{p}'}"]
-    sw = subprocess.Popen(
-        [*argv, str(json_path), *(["--", *target_args] if target_args else [])],
-        cwd=work,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        deadline = time.monotonic() + WAIT_S
-        while True:
-            r = subprocess.run(["simple_switch_CLI", "--thrift-port", str(thrift)], input="\n".join(cmds) + "\n",
-                               capture_output=True, text=True, timeout=30)  # fmt: skip
-            if (
-                r.returncode == 0 and "Could not connect" not in r.stdout
-            ) or time.monotonic() > deadline:
-                break
-            time.sleep(0.2)
-        time.sleep(WAIT_S + 2)
-    finally:
-        sw.send_signal(signal.SIGINT)  # lets bmv2 flush and close its pcap writers
-        try:
-            sw.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            sw.kill()
-            sw.wait(timeout=10)
-    return {
-        p: read_pcap(work / f"p{p}_out.pcap") for p in ports if (work / f"p{p}_out.pcap").exists()
-    }
+def _inputs(stf: str, doc: dict[str, Any]) -> tuple[list[tuple[int, bytes]], list[str]]:
+    cmds, packets = stf_to_cli(stf, doc)
+    return packets, cmds
 
 
 @pytest.mark.bmv2
@@ -204,9 +127,18 @@ def test_same_outputs_as_p4c_on_simple_switch(path: Path, tmp_path: Path) -> Non
     (ours / "prog.json").write_text(json.dumps(doc))
     stf = path.with_suffix(".stf").read_text()
     ref_doc = json.loads((ref / "prog.json").read_text())
-    extra = TARGET_ARGS.get(path.name)
-    out_ref = run_simple_switch(ref / "prog.json", *stf_to_cli(stf, ref_doc), ref, extra)
-    out_ours = run_simple_switch(ours / "prog.json", *stf_to_cli(stf, doc), ours, extra)
+    extra = tuple(TARGET_ARGS.get(path.name, ()))
+    # both switches run side by side: one start-up wait for the pair
+    ref_sw = ReferenceSwitch(ref / "prog.json", ref, *_inputs(stf, ref_doc), target_args=extra)
+    ours_sw = ReferenceSwitch(ours / "prog.json", ours, *_inputs(stf, doc), target_args=extra)
+    try:
+        ref_sw.start()
+        ours_sw.start()
+        out_ref = ref_sw.finish().outputs
+        out_ours = ours_sw.finish().outputs
+    finally:
+        ref_sw.stop()
+        ours_sw.stop()
     if re.search(r"^expect \d+ [0-9a-fA-F]", stf, re.M):
         assert any(out_ref.values()), "the reference run produced no packets (harness problem)"
     assert out_ours == out_ref
@@ -240,8 +172,10 @@ def test_reference_compiler_accepts_corpus_too(path: Path, tmp_path: Path) -> No
 
 def test_pcap_round_trip(tmp_path: Path) -> None:
     frames = [b"\x01" * 60, b"\x02\x03" * 40]
-    write_pcap(tmp_path / "x.pcap", frames)
-    assert read_pcap(tmp_path / "x.pcap") == frames
+    with PcapWriter(tmp_path / "x.pcap") as w:
+        for f in frames:
+            w.write(f)
+    assert read_frames(tmp_path / "x.pcap") == frames
 
 
 def test_stf_translation_without_bmv2() -> None:

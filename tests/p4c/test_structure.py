@@ -38,8 +38,10 @@ def test_lpm_table_and_action_data() -> None:
         "action_entry_const": True,
     }
     assert drop["primitives"][0]["op"] == "mark_to_drop"
-    # ttl - 1 wraps at 8 bits
-    ttl = fwd["primitives"][2]["parameters"][1]["value"]
+    # ttl - 1 wraps at 8 bits; an expression argument is wrapped twice, as BMv2 reads it
+    arg = fwd["primitives"][2]["parameters"][1]
+    assert arg["type"] == "expression" and arg["value"]["type"] == "expression"
+    ttl = arg["value"]["value"]
     assert ttl["op"] == "&" and ttl["right"]["value"] == "0xff"
     # the if becomes a conditional on the validity bit, whose true branch is the table
     cond = doc["pipelines"][0]["conditionals"][0]
@@ -245,6 +247,10 @@ def test_expression_lowering() -> None:
         """
     )
     prims = [p["parameters"] for p in all_primitives(doc) if p["op"] == "assign"]
+    for ps in prims:  # an expression argument is wrapped twice, as BMv2 reads it
+        if ps[1]["type"] == "expression":
+            assert ps[1]["value"]["type"] == "expression"
+            ps[1] = ps[1]["value"]
     sat = prims[0][1]["value"]
     assert sat["op"] == "usat_cast" and sat["right"]["value"] == "0x08"
     cat = prims[1][1]["value"]

@@ -42,7 +42,14 @@ def ex(op: str, left: Any, right: Any) -> dict[str, Any]:
 
 
 def prim(op: str, *params: Any) -> dict[str, Any]:
-    return {"op": op, "parameters": list(params)}
+    """A primitive call; an operator argument is wrapped twice, as BMv2 reads it."""
+    return {"op": op, "parameters": [_arg(p) for p in params]}
+
+
+def _arg(p: Any) -> Any:
+    if isinstance(p, dict) and p.get("type") == "expression" and "op" in p["value"]:
+        return {"type": "expression", "value": p}
+    return p
 
 
 def assign(dst: dict[str, Any], src: dict[str, Any]) -> dict[str, Any]:

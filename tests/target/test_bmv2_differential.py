@@ -1,20 +1,20 @@
 """Differential tests: the same JSON and inputs on real BMv2 simple_switch and on our target
 must give identical output packets, counters and registers (needs simple_switch, p4c-bm2-ss).
 
-Real BMv2 runs in ``--use-files`` mode: each port reads ``pcapN_in.pcap`` and writes
-``pcapN_out.pcap``; the CLI configures it during the start-up wait, before packets flow.
+Real BMv2 runs in ``--use-files`` mode (:mod:`emulator.target.reference`): each port reads
+``pN_in.pcap`` and writes ``pN_out.pcap``; the CLI configures it during the start-up wait,
+before packets flow. Ports 0-15 are attached, so no output is lost to a missing port.
 """
 
 from __future__ import annotations
 
 import json
-import socket
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
 
+from emulator.target.reference import DEFAULT_PORTS, run_reference
 from emulator.target.stf import stf_to_cli
 from emulator.target.switch import Switch
 
@@ -24,86 +24,6 @@ pytestmark = pytest.mark.bmv2
 
 HERE = Path(__file__).parent
 CORPUS = HERE.parents[1] / "p4" / "corpus"
-THRIFT_PORT = 9190
-START_WAIT_S = 4  # --use-files wait: time for the CLI to configure the switch
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class RealSwitch:
-    """simple_switch in --use-files mode plus simple_switch_CLI; killed by PID on exit."""
-
-    def __init__(
-        self, json_path: Path, workdir: Path, inputs: list[tuple[int, bytes]], ports: list[int]
-    ) -> None:
-        from scapy.utils import RawPcapWriter
-
-        self.dir, self.ports = workdir, sorted(set(ports) | {p for p, _ in inputs})
-        for port in self.ports:
-            w = RawPcapWriter(str(workdir / f"pcap{port}_in.pcap"), linktype=1, sync=True)
-            w.write_header(None)
-            for in_port, frame in inputs:
-                if in_port == port:
-                    w.write_packet(frame)
-            w.close()
-        self.thrift = _free_port()
-        argv = [
-            "simple_switch",
-            "--log-file",
-            str(workdir / "switch"),
-            "--use-files",
-            str(START_WAIT_S),
-            "--thrift-port",
-            str(self.thrift),
-        ]
-        for port in self.ports:
-            argv += ["-i", f"{port}@pcap{port}"]
-        argv.append(str(json_path))
-        self.proc = subprocess.Popen(
-            argv, cwd=workdir, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-        )
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline:
-            with socket.socket() as s:
-                if s.connect_ex(("127.0.0.1", self.thrift)) == 0:
-                    return
-            time.sleep(0.1)
-        self.close()
-        raise RuntimeError("simple_switch did not start")
-
-    def cli(self, commands: list[str]) -> str:
-        res = subprocess.run(
-            ["simple_switch_CLI", "--thrift-port", str(self.thrift)],
-            input="\n".join(commands) + "\n",
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=False,
-        )
-        return res.stdout
-
-    def outputs(self) -> dict[int, list[bytes]]:
-        from scapy.utils import RawPcapReader
-
-        out: dict[int, list[bytes]] = {}
-        for port in self.ports:
-            path = self.dir / f"pcap{port}_out.pcap"
-            if path.exists() and path.stat().st_size > 24:
-                out[port] = [pkt for pkt, _meta in RawPcapReader(str(path))]
-        return out
-
-    def close(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
 
 
 def ours(doc_or_path, commands: list[str], inputs: list[tuple[int, bytes]]):
@@ -121,22 +41,16 @@ def compare(
     json_path: Path,
     commands: list[str],
     inputs: list[tuple[int, bytes]],
-    ports: list[int],
+    ports: tuple[int, ...],
     reads: list[str],
     tmp_path: Path,
 ) -> None:
-    real = RealSwitch(json_path, tmp_path, inputs, ports)
-    try:
-        real.cli(commands)
-        time.sleep(START_WAIT_S + 2)
-        real_reads = real.cli(reads) if reads else ""
-    finally:
-        real.close()
+    real = run_reference(json_path, tmp_path / "bmv2", inputs, commands, reads, ports=ports)
     sw, mine = ours(json_path, commands, inputs)
-    assert mine == real.outputs()
+    assert mine == real.outputs
     for line in reads:
         mine_text = sw.cli(line)
-        assert mine_text.split("=", 1)[-1].strip() in real_reads, line
+        assert mine_text.split("=", 1)[-1].strip() in real.reads, line
 
 
 def test_l3_ecmp_forty_flows_match_bmv2(tmp_path):
@@ -151,7 +65,7 @@ def test_l3_ecmp_forty_flows_match_bmv2(tmp_path):
         (0, ipv4_udp(src=0x0B000000 + 7 * i, dst=0x0A000001 + i, sport=1000 + 13 * i))
         for i in range(40)
     ]
-    compare(prog, commands, inputs, [0, 1, 2, 3, 4], [], tmp_path)
+    compare(prog, commands, inputs, DEFAULT_PORTS, [], tmp_path)
 
 
 @pytest.mark.parametrize(
@@ -177,9 +91,8 @@ def test_corpus_programs_match_bmv2(tmp_path, name, compiler):
         pytest.skip("the STF reconfigures between packets; --use-files sends all packets at once")
     commands = [w for k, w in steps if k == "cli"]
     inputs = [w for k, w in steps if k == "packet"]
-    ports = sorted({p for p, _ in inputs} | {0, 1, 2, 3, 4})
     reads = [f"register_read {r}" for r in Switch(str(json_path)).registers]
-    compare(json_path, commands, inputs, ports, reads, tmp_path)
+    compare(json_path, commands, inputs, DEFAULT_PORTS, reads, tmp_path)
 
 
 def test_v1model_flow_program_matches_bmv2(tmp_path):
@@ -199,4 +112,4 @@ def test_v1model_flow_program_matches_bmv2(tmp_path):
     ]  # fmt: skip
     inputs = [(1, frame(e, b"payload-%d" % i)) for i, e in enumerate(
         (0x0010, 0x0020, 0x0030, 0x0040, 0x0050, 0x0070, 0x0001, 0x0002))]  # fmt: skip
-    compare(json_path, commands, inputs, [0, 1, 2, 3, 4, 5], [], tmp_path)
+    compare(json_path, commands, inputs, DEFAULT_PORTS, [], tmp_path)

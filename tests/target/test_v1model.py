@@ -44,7 +44,7 @@ def flow_program():
             assign(DST, COUNT),
             assign(es, hexv(2)),
             prim("_jump_if_zero", ex("b2d", None, ex("<", COUNT, hexv(3))), hexv(5)),
-            prim("resubmit_preserving_field_list", hexv(1)),
+            prim("resubmit", hexv(1)),
         ],
     )
     a["mcast"] = p.action("mcast", [("grp", 16)], [assign(fld(SM, "mcast_grp"), rd(0))])
@@ -94,7 +94,7 @@ def flow_program():
         [  # first pass (m_count 0): recirculate; second (m_count 9, preserved): mark
             prim("_jump_if_zero", ex("b2d", None, ex("==", COUNT, hexv(0))), hexv(4)),
             assign(COUNT, hexv(9)),
-            prim("recirculate_preserving_field_list", hexv(1)),
+            prim("recirculate", hexv(1)),
             prim("_jump", hexv(4 + len(mark))),
             *mark,
         ],
