@@ -8,6 +8,8 @@ the hot path. Cases (median of ``--repeat`` runs each):
 * ``zone ring``: ai_zone_small, ring AllReduce of 1 MiB over 8 hosts in 8 racks
 * ``256 hosts``: 16 racks x 16 GPUs, 8 spines (TopologySpec built here), 128 fat flows
   of 64 KiB from rack r to rack r+8: start-up (switches programmed) and run
+* ``flagship``: scenarios/fat_flow_collision.yaml, its four variants (lb x qps) through
+  ``run_scenario`` (compile, deploy, run, results): CPU seconds for all four
 * ``--big``: 1,024 hosts (32 racks x 32 GPUs, 16 spines), 512 fat flows of 16 KiB, once,
   for its max RSS (run it alone: RSS is the process's peak)
 
@@ -168,13 +170,45 @@ def measure(
     return runs
 
 
+FLAGSHIP = PROGRAM.parents[1] / "scenarios" / "fat_flow_collision.yaml"
+FLAGSHIP_VARIANTS = [
+    {"switch.lb": lb, "workload.num_qps": q} for lb in ("ecmp", "eecmp") for q in (1, 16)
+]
+
+
+def flagship(repeat: int) -> None:
+    """CPU seconds of the flagship's four variants, cache off and on, interleaved."""
+    import tempfile
+
+    from emulator.scenario.runner import run_scenario
+
+    cpu: dict[str, list[float]] = {"0": [], "1": []}
+    with tempfile.TemporaryDirectory() as tmp:
+        for r in range(repeat):
+            for mode in ("0", "1"):
+                os.environ["FABEMU_FLOWCACHE"] = mode
+                c0 = time.process_time()
+                for i, ov in enumerate(FLAGSHIP_VARIANTS):
+                    out = Path(tmp) / f"{r}-{mode}-{i}"
+                    run_scenario(FLAGSHIP, ov, out=out, report=False)
+                cpu[mode].append(time.process_time() - c0)
+    off, on = statistics.median(cpu["0"]), statistics.median(cpu["1"])
+    print(
+        f"{'flagship, 4 variants':<26}   off {off:8.2f} CPU s   on {on:8.2f} CPU s   ratio {off / on:.2f}"
+    )
+
+
 def main() -> int:
     """Run every case ``--repeat`` times each way; print medians and the ratio."""
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--quick", action="store_true", help="skip the 256-host fabric")
     ap.add_argument("--big", action="store_true", help="only the 1,024-host case, for RSS")
+    ap.add_argument("--flagship", action="store_true", help="only the flagship scenario")
     args = ap.parse_args()
+    if args.flagship:
+        flagship(args.repeat)
+        return 0
     prog = compile_file(str(PROGRAM))
     print(
         f"{'case':<26}{'cache':>6}{'start s':>9}{'run s':>8}{'hops':>9}{'hops/s':>9}"
