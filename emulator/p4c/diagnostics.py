@@ -83,7 +83,8 @@ def decode_source(data: bytes, name: str) -> str:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise CompileError(
-            Pos(name, *bad_utf8_position(data, exc)), f"byte 0x{data[exc.start]:02x} is not UTF-8 (P4 source must be UTF-8 text)"
+            Pos(name, *bad_utf8_position(data, exc)),
+            f"byte 0x{data[exc.start]:02x} is not UTF-8 (P4 source must be UTF-8 text)",
         ) from None
 
 
@@ -92,7 +93,9 @@ def read_source(path: str, where: Pos | None = None) -> str:
     try:
         data = Path(path).read_bytes()
     except OSError as exc:
-        raise CompileError(where or Pos(path, 0, 0), f"cannot read {path}: {exc.strerror}") from None
+        raise CompileError(
+            where or Pos(path, 0, 0), f"cannot read {path}: {exc.strerror}"
+        ) from None
     return decode_source(data, path)
 
 

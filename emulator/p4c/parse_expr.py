@@ -41,9 +41,7 @@ class ExprParser:
         self.depth += levels
         try:
             if self.depth > MAX_NESTING:
-                raise CompileError(
-                    tok.pos, f"nested deeper than the limit of {MAX_NESTING} levels"
-                )
+                raise CompileError(tok.pos, f"nested deeper than the limit of {MAX_NESTING} levels")
             yield
         finally:
             self.depth -= levels
