@@ -33,7 +33,8 @@ PROPERTY = settings(
 )
 HEADER = "#include <core.p4>\n#include <v1model.p4>\n"
 P4_TOKENS = [
-    *"( ) { } [ ] < > ; , . = + - * / ! ~ & | ^ ? : @ #".split(),
+    "(", ")", "{", "}", "[", "]", "<", ">", ";", ",", ".", "=", "+", "-", "*", "/", "!", "~",
+    "&", "|", "^", "?", ":", "@", "#",
     "<<", ">>", "==", "&&", "||", "++", "|+|", "&&&", "..",
     "bit", "int", "bool", "if", "else", "apply", "table", "action", "actions", "key", "const",
     "struct", "header", "control", "parser", "state", "transition", "select", "default",
