@@ -22,6 +22,7 @@ from emulator.scaler.model.routing import MODES, modes_for
 from emulator.scaler.model.timing import ModelParams
 from emulator.scaler.sweep import Scenario, sweep_sizes
 
+MAX_QPS = 256  # QPs or channels per connection (E-ECMP used up to 16)
 HELP = "analytic scaler: predict load balance and collective time at 24K-100K GPUs"
 
 _SIZE = re.compile(r"^\s*([0-9]+(?:\.[0-9]+)?)\s*([kmgt]i?b?|b)?\s*$", re.IGNORECASE)
@@ -116,10 +117,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Entry point of ``fabemu scale``."""
-    if args.qps < 1 or args.channels < 1:
-        raise UserError("--qps and --channels must be >= 1")
+    if not (1 <= args.qps <= MAX_QPS and 1 <= args.channels <= MAX_QPS):
+        raise UserError(f"--qps and --channels must be 1..{MAX_QPS}")
     if args.sweep < 1:
         raise UserError("--sweep must be >= 1")
+    if args.seed < 0:
+        raise UserError("--seed must be >= 0")
     gpus = parse_gpus(args.gpus)
     fabrics = FABRIC_KINDS if args.fabric == "both" else (args.fabric,)
     sc = Scenario(

@@ -9,7 +9,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from emulator.errors import UserError, bad_utf8_position
+from emulator.errors import UserError, read_text
 from emulator.scenario.schema import Scenario
 
 
@@ -120,17 +120,7 @@ def load_scenario(path: Path | str, overrides: Mapping[str, Any] | None = None) 
 def read_yaml(path: Path, what: str) -> Any:
     """Safe-load a YAML file; unreadable, non-UTF-8, malformed or too deeply nested YAML is a
     ScenarioError naming the file (and line:column where known)."""
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise ScenarioError(f"{path}: cannot read {what}: {exc.strerror}") from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line, col = bad_utf8_position(raw, exc)
-        raise ScenarioError(
-            f"{path}:{line}:{col}: byte 0x{raw[exc.start]:02x} is not UTF-8 (YAML must be UTF-8)"
-        ) from None
+    text = read_text(path, what, ScenarioError)
     try:
         return yaml.safe_load(text)
     except yaml.YAMLError as exc:

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from emulator.errors import read_text
 from emulator.target.errors import ProgramError
 
 #: v1model standard_metadata fields simple_switch reads or writes, with their widths.
@@ -98,10 +99,7 @@ def load_json(program: dict[str, Any] | str | Path) -> dict[str, Any]:
     if isinstance(program, dict):
         return program
     path = Path(program)
-    try:
-        text = path.read_text()
-    except OSError as exc:
-        raise ProgramError(f"{path}: cannot read program: {exc.strerror}") from None
+    text = read_text(path, "program", ProgramError)
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as exc:

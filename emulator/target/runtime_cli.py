@@ -11,6 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from emulator.errors import read_text
 from emulator.target.cli_values import format_match, hex_bytes, parse_int, parse_match
 from emulator.target.errors import CliError
 from emulator.target.runtime_cli_state import StateCommands, resolve
@@ -53,17 +54,13 @@ class RuntimeCli(StateCommands):
 
     def run_file(self, path: str | Path) -> list[str]:
         """Run every line of a command file; errors name the file and line."""
-        p = Path(path)
-        try:
-            lines = p.read_text().splitlines()
-        except OSError as exc:
-            raise CliError(f"{p}: cannot read command file: {exc.strerror}") from None
+        lines = read_text(path, "command file", CliError).splitlines()
         out = []
         for n, line in enumerate(lines, 1):
             try:
                 out.append(self.run(line))
             except CliError as exc:
-                raise CliError(f"{p}:{n}: {exc}") from None
+                raise CliError(f"{path}:{n}: {exc}") from None
         return out
 
     # -- name and value helpers -------------------------------------------------------------

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from emulator.errors import read_text
 from emulator.target.cli_values import parse_int, parse_match
 from emulator.target.errors import CliError, StfError
 from emulator.target.runtime_cli import RuntimeCli, resolve
@@ -289,10 +290,7 @@ def run_stf(
     packets whose ``standard_metadata.priority`` has no queue are dropped.
     """
     path = Path(stf_path)
-    try:
-        text = path.read_text()
-    except OSError as exc:
-        raise StfError(f"{path}: cannot read STF file: {exc.strerror}") from None
+    text = read_text(path, "STF file", StfError)
     if switch is None:
         prog = load_program(program) if isinstance(program, (str, Path)) else program
         switch = Switch(prog, priority_queues=priority_queues)
@@ -315,7 +313,7 @@ def stf_to_cli(program: dict[str, Any] | str, stf_path: str | Path) -> list[tupl
     """
     probe = StfRunner(Switch(program))
     steps: list[tuple[str, Any]] = []
-    for n, raw in enumerate(Path(stf_path).read_text().splitlines(), 1):
+    for n, raw in enumerate(read_text(stf_path, "STF file", StfError).splitlines(), 1):
         line = raw.split("#", 1)[0].strip()
         try:
             if line.startswith("packet "):

@@ -13,6 +13,7 @@ from typing import Any
 
 import yaml
 
+from emulator.errors import read_text
 from emulator.topology.errors import TopologyError
 from emulator.topology.scale import ScaleSpec
 from emulator.topology.spec import LinkSpec, TopologySpec
@@ -192,16 +193,15 @@ def find_topology(name_or_path: str | Path) -> Path:
 def load_spec(name_or_path: str | Path) -> TopologySpec | ScaleSpec:
     """Load a topology file (YAML or JSON, by extension; YAML otherwise)."""
     path = find_topology(name_or_path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise TopologyError(f"{path}: cannot read: {exc.strerror}") from None
+    text = read_text(path, "topology", TopologyError)
     try:
         data = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
     except (yaml.YAMLError, json.JSONDecodeError) as exc:
         raise TopologyError(
             f"{path}: not valid {'JSON' if path.suffix == '.json' else 'YAML'}: {exc}"
         ) from None
+    except RecursionError:
+        raise TopologyError(f"{path}: nested too deeply") from None
     return spec_from_dict(data, str(path))
 
 

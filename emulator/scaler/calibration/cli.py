@@ -31,7 +31,7 @@ def _is_runs(paths: list[Path]) -> bool:
     for p in expand_paths(paths):
         try:
             doc = json.loads(Path(p).read_text())
-        except (OSError, json.JSONDecodeError):
+        except (OSError, ValueError):  # not JSON, not UTF-8, too deep
             return False  # let the reader raise the precise error
         kinds.add(is_run_result(doc))
     if len(kinds) > 1:
