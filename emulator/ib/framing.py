@@ -25,6 +25,7 @@ from emulator.traffic.framing import Decoded, ip_bytes, mac_bytes
 
 _SHIM = ETHERTYPE_IB_SHIM.to_bytes(2, "big")
 ICRC_LEN, VCRC_LEN, LRH_LEN = 4, 2, 8
+_MAX_RC_REQUEST = 0x0B  # RC SEND / RDMA WRITE opcodes carry data; ACK is 0x11
 _ONES = b"\xff"
 
 
@@ -119,6 +120,19 @@ class IbFraming:
     def addressed_to(self, frame: bytes, local: bytes) -> bool:
         """Destination MAC check (the shim carries the destination HCA's MAC)."""
         return frame[0:6] == local
+
+    def flow_key(self, frame: bytes) -> tuple[bytes, int] | None:
+        """(destination IPv4 bytes, destination QPN) of a data frame (RC SEND/WRITE), else None.
+
+        The key the runtime's flow attribution uses for RoCE frames, so IB runs report the
+        uplinks each flow took in the same way.
+        """
+        if len(frame) < 34 or frame[12:14] != _SHIM or frame[22] > _MAX_RC_REQUEST:
+            return None
+        ip = self._lid_ip.get(int.from_bytes(frame[16:18], "big"))
+        if ip is None:
+            return None
+        return ip_bytes(ip), int.from_bytes(frame[27:30], "big")
 
     def decode(self, frame: bytes, verify_icrc: bool = False) -> Decoded | None:
         """Transport bytes of an IB shim frame; FECN maps to ECN CE (tos 3)."""

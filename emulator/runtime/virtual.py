@@ -126,6 +126,7 @@ class VirtualRuntime:
                     box.tm.set_pfc(p.number, True)
             self.boxes[s.name] = box
         nics = build_rnics(topo.hosts, rnic_config(cfg.rnic), cfg.seed, framing=cfg.framing)
+        self.ledger.flow_key = getattr(cfg.framing, "flow_key", None)
         for h in topo.hosts:
             self.hosts[h.name] = HostBox(self.engine, h.name, nics[h.name], self.ledger)
         for link in topo.links:

@@ -15,7 +15,7 @@ Flow attribution reads fixed offsets of a RoCEv2 frame (no scapy on the hot path
 from __future__ import annotations
 
 from array import array
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -37,6 +37,8 @@ class Ledger:
         self.pauses: list[tuple[int, str, int, int, int]] = []
         self.uplink_bytes: dict[FlowKey, dict[str, int]] = {}
         self.ce_delivered = 0
+        #: flow key of a data frame that is not RoCEv2 (the IB framing's ``flow_key``)
+        self.flow_key: Callable[[bytes], FlowKey | None] | None = None
 
     def on_pfc(self, link: LinkDir, frame: bytes, t: int) -> None:
         """A PFC frame leaves ``link.src``; remember each enabled class and its quanta."""
@@ -49,15 +51,21 @@ class Ledger:
                 self.pauses.append((t, link.src, link.src_port, prio, q))
 
     def attribute(self, uplink: str, frame: bytes) -> None:
-        """Count a RoCE data frame leaving a leaf on ``uplink`` towards its flow."""
-        if (
+        """Count a RoCE (or, with ``flow_key``, IB) data frame leaving a leaf on ``uplink``."""
+        if frame[12:14] != IPV4 and self.flow_key is not None:
+            found = self.flow_key(frame)
+            if found is None:
+                return
+            key = found
+        elif (
             len(frame) < 54
             or frame[12:14] != IPV4
             or frame[36:38] != ROCE_PORT
             or frame[42] > MAX_RC_REQUEST_OPCODE
         ):
             return
-        key = (frame[30:34], int.from_bytes(frame[47:50], "big"))
+        else:
+            key = (frame[30:34], int.from_bytes(frame[47:50], "big"))
         per = self.uplink_bytes.get(key)
         if per is None:
             per = self.uplink_bytes[key] = {}

@@ -93,3 +93,12 @@ def test_tshark_dissects_the_shim(tmp_path: Path) -> None:
         cmd += ["-e", f]
     out = subprocess.run(cmd, capture_output=True, text=True, timeout=60, check=True)
     assert out.stdout.split() == ["9", "3", "3", "0x000012", "5", "64"]
+
+
+def test_flow_key_of_data_frames_only() -> None:
+    fr = _framing()
+    path = fr.make_path(MAC_A, "", A, B, 0, 0, 0)
+    data = fr.encode(path, encode_transport(10, 0x123456, 1, b"x" * 8, reth=(0, 0, 8)))
+    ack = fr.encode(path, encode_transport(0x11, 0x123456, 1, aeth=(0x1F, 1)))
+    assert fr.flow_key(data) == (bytes([10, 0, 1, 1]), 0x123456)
+    assert fr.flow_key(ack) is None

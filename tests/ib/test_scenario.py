@@ -101,3 +101,13 @@ def test_run_pcaps_dissect_as_infiniband(runs: dict[str, RunOutcome]) -> None:
     assert all(len(r) == 2 and r[0] and r[1] for r in rows)  # LRH and BTH dissected
     data = {int(r[0]) for r in rows if int(r[1]) <= 11}  # RC SEND/WRITE opcodes
     assert len(data) == 3  # the three colliding destinations' LIDs
+
+
+@pytest.mark.ib
+def test_flows_report_their_uplinks(runs: dict[str, RunOutcome]) -> None:
+    """IB data frames are attributed to flows like RoCE ones: static = one shared uplink."""
+    static = {f.dst: f.uplinks for f in runs["ib_static"].result.flows}
+    assert static["10.0.1.1"] == static["10.0.2.1"] == static["10.0.3.1"] == ["rtsw0:5"]
+    assert static["10.0.3.2"] == ["rtsw0:6"]
+    adaptive = {u for f in runs["ib_adaptive"].result.flows for u in f.uplinks}
+    assert adaptive == {"rtsw0:5", "rtsw0:6", "rtsw0:7", "rtsw0:8"}
