@@ -153,6 +153,12 @@ class CodeGen:
             inner = _unwrap(value)
             if "op" not in inner and "type" in inner:
                 return self.header_ref(inner)
+            if inner.get("op") == "?":  # a header-valued conditional (p4c: hdr = c ? h1 : h2)
+                a, b = self.header_ref(inner["left"]), self.header_ref(inner["right"])
+                if a.proto.fields != b.proto.fields:
+                    raise ProgramError("BMv2 JSON: '?' between headers of different types")
+                cond = self.expr(inner["cond"])
+                return HRef(a.proto, f"({a.base} if {cond} else {b.base})")
             if inner.get("op") == "dereference_header_stack":
                 st = self.layout.stack(str(inner["left"]["value"]))
                 idx = self.expr(inner["right"])

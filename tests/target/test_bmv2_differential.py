@@ -118,3 +118,20 @@ def test_v1model_flow_program_matches_bmv2(tmp_path):
         (0x0010, 0x0020, 0x0030, 0x0040, 0x0050, 0x0070, 0x0001, 0x0002))]  # fmt: skip
     # a recirculated packet may come out behind the next input of simple_switch's burst
     compare(json_path, commands, inputs, DEFAULT_PORTS, [], tmp_path, burst_reorders=True)
+
+
+P4C_JSON = sorted((CORPUS / "p4c_json").glob("*.p4"))
+
+
+@pytest.mark.parametrize("p4", P4C_JSON, ids=lambda p: p.stem)
+def test_p4c_json_forms_match_bmv2(tmp_path, p4):
+    """p4c-bm2-ss's JSON passes the STF on the built-in target, with simple_switch's outputs."""
+    from emulator.target.stf import run_stf
+
+    json_path = tmp_path / f"{p4.stem}.json"
+    subprocess.run(["p4c-bm2-ss", "-o", str(json_path), str(p4)], check=True, timeout=300)
+    assert run_stf(str(json_path), p4.with_suffix(".stf")).passed
+    steps = stf_to_cli(str(json_path), p4.with_suffix(".stf"))
+    commands = [w for k, w in steps if k == "cli"]
+    inputs = [w for k, w in steps if k == "packet"]
+    compare(json_path, commands, inputs, DEFAULT_PORTS, [], tmp_path)

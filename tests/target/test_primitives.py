@@ -130,3 +130,19 @@ def test_expression_nodes_wrapping_a_plain_operand():
         prim("remove_header", _wrapped({"type": "header", "value": "tags[2]"})),
     )
     assert run(doc, TAGS) == b"\x00\x01\x03\x02"
+
+
+def test_header_valued_conditional():
+    """``assign_header`` from ``c ? h1 : h2`` (p4c-bm2-ss emits it for header ``?:``)."""
+
+    def mux(idx):
+        pick = {"op": "?", "left": {"type": "header", "value": "tags[1]"},
+                "right": {"type": "header", "value": "tags[2]"},
+                "cond": ex("==", fld("scalars", "idx"), hexv(0))}  # fmt: skip
+        return stack_program(
+            assign(fld("scalars", "idx"), hexv(idx)),
+            prim("assign_header", {"type": "header", "value": "tags[0]"}, _wrapped(pick, 2)),
+        )
+
+    assert run(mux(0), TAGS) == b"\x00\x01\x02\x02\x83"
+    assert run(mux(1), TAGS) == b"\x00\x01\x83\x02\x83"
