@@ -150,9 +150,15 @@ class CodeGen:
             h = self.layout.header(str(value))
             return HRef(h, str(h.base))
         if kind == "expression":
-            inner = value if "op" in value else value.get("value", {})
-            if inner.get("type") == "expression":
-                inner = inner["value"]
+            inner = _unwrap(value)
+            if "op" not in inner and "type" in inner:
+                return self.header_ref(inner)
+            if inner.get("op") == "?":  # a header-valued conditional (p4c: hdr = c ? h1 : h2)
+                a, b = self.header_ref(inner["left"]), self.header_ref(inner["right"])
+                if a.proto.fields != b.proto.fields:
+                    raise ProgramError("BMv2 JSON: '?' between headers of different types")
+                cond = self.expr(inner["cond"])
+                return HRef(a.proto, f"({a.base} if {cond} else {b.base})")
             if inner.get("op") == "dereference_header_stack":
                 st = self.layout.stack(str(inner["left"]["value"]))
                 idx = self.expr(inner["right"])
@@ -178,9 +184,9 @@ class CodeGen:
             off = proto.index[fname]
             return f"{bases}[f[{st.next_slot}] - 1] + {off}", proto.fields[off][1], False
         if kind == "expression":
-            inner = value
-            if inner.get("type") == "expression":
-                inner = inner["value"]
+            inner = _unwrap(value)
+            if "op" not in inner and "type" in inner:
+                return self.field_slot(inner)
             if inner.get("op") == "access_field":
                 href = self.header_ref(inner["left"])
                 off = int(inner["right"])
@@ -214,9 +220,9 @@ class CodeGen:
         if kind == "header":
             return f"f[{self.header_ref(tv).valid}]"
         if kind == "expression":
-            inner = value
-            if isinstance(inner, dict) and inner.get("type") == "expression":
-                inner = inner["value"]
+            inner = _unwrap(value)
+            if "op" not in inner and "type" in inner:
+                return self.expr(inner)  # p4c wraps a plain operand too: {"type": "field", ...}
             return self._op(inner)
         raise ProgramError(f"BMv2 JSON: unsupported operand type {kind!r}")
 
@@ -265,3 +271,12 @@ class CodeGen:
         if re.fullmatch(r"\(?-?\d+\)?", src):
             return [f"f[{slot}] = {int(src.strip('()')) & mask}"]
         return [f"f[{slot}] = {src} & {mask}"]
+
+
+def _unwrap(value: Any) -> dict[str, Any]:
+    """The operator node (or plain operand) inside any number of ``expression`` wrappers."""
+    while isinstance(value, dict) and value.get("type") == "expression":
+        value = value.get("value")
+    if not isinstance(value, dict):
+        raise ProgramError(f"BMv2 JSON: bad expression {value!r}")
+    return value

@@ -5,7 +5,13 @@ simple_switch's ``--use-files W`` mode reads port N's input from ``pN_in.pcap`` 
 up. The control-plane commands go through ``simple_switch_CLI`` inside that window; when
 they take longer than the window (a loaded machine), the run is restarted with a longer one,
 so packets never meet a half-configured switch. The outputs are complete when the files
-stop growing. Processes are stopped by PID; ``start`` then ``finish`` lets two switches
+stop growing.
+
+simple_switch reads the whole input file at once (it ignores the pcap time stamps: measured,
+4 packets 500 ms apart came out within 10 ms), so the inputs are a burst. Where a later
+packet can overtake an earlier one (strict-priority queues, a recirculated packet behind the
+next input), the order of a port's outputs depends on thread timing; :func:`per_port_sets`
+compares those outputs without their order (every frame and its count still compared). Processes are stopped by PID; ``start`` then ``finish`` lets two switches
 (e.g. two compilers' JSON) run side by side.
 """
 
@@ -50,6 +56,11 @@ def read_frames(path: Path) -> list[bytes]:
         frames.append(data[off + 16 : off + 16 + incl])
         off += 16 + incl
     return frames
+
+
+def per_port_sets(outputs: dict[int, list[bytes]]) -> dict[int, list[bytes]]:
+    """Each port's frames sorted: for programs where a burst legitimately reorders them."""
+    return {port: sorted(frames) for port, frames in outputs.items()}
 
 
 def _free_port() -> int:

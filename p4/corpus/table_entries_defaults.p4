@@ -1,6 +1,7 @@
-/* table_entries_defaults.p4 -- const entries with priorities and default actions.
- * Tests: ternary const entries with explicit `priority = N` (largest wins, the default)
- * and entries without one (numbered by position, first is highest), a non-const
+/* table_entries_defaults.p4 -- table entries with priorities and default actions.
+ * Tests: ternary initial entries with explicit `priority = N` (largest wins, the default;
+ * p4c refuses priorities on const entries), const entries without one (numbered by
+ * position, first is highest), a non-const
  * default_action that the STF replaces with `setdefault`, a `const default_action`,
  * an action with a control-plane parameter used as a default with arguments.
  * Packet: Ethernet (0x88B5) + in_t {k} + res_t {prio_r, def_r, const_r}.

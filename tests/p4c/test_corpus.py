@@ -90,3 +90,23 @@ def test_own_programs_behave_on_builtin_target(stf: Path) -> None:
 
     result = run_stf(compile_file(stf.with_suffix(".p4")), stf)
     assert result.passed, str(result)
+
+
+P4C_JSON = sorted((CORPUS / "p4c_json").glob("*.p4"))
+
+
+@pytest.mark.parametrize("path", P4C_JSON, ids=_ids)
+def test_p4c_json_forms_front_end(path: Path) -> None:
+    """fabemu compiles the program and passes its STF, or stops with one positioned error."""
+    from emulator.p4c import CompileError
+    from emulator.target.stf import run_stf
+
+    try:
+        doc = compile_file(path)
+    except CompileError as exc:
+        first = str(exc).splitlines()[0]
+        assert first.startswith(f"{path}:"), first
+        line, col = first[len(str(path)) + 1 :].split(":")[:2]
+        assert int(line) > 0 and int(col) > 0, first
+        return
+    assert run_stf(doc, path.with_suffix(".stf")).passed

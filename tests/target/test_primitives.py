@@ -113,3 +113,36 @@ def test_header_union_member_valid_invalidates_sibling():
     p.table(0, "t", [], [a], a)
     [(_, out)] = Switch(p.doc, tm=FifoTM(lambda: 0)).process(0, b"\x07rest")
     assert out == b"\x00\x01rest"  # a invalidated by b.setValid(); union still valid
+
+
+def _wrapped(operand, times=1):
+    """``operand`` inside ``times`` expression nodes without an operator (as p4c emits)."""
+    for _ in range(times):
+        operand = {"type": "expression", "value": operand}
+    return operand
+
+
+def test_expression_nodes_wrapping_a_plain_operand():
+    """p4c-bm2-ss wraps plain fields and header references in ``expression`` nodes."""
+    doc = stack_program(
+        assign(fld("scalars", "idx"), _wrapped(fld("tags[1]", "v"), 2)),
+        assign(fld("tags[0]", "v"), ex("+", _wrapped(fld("scalars", "idx")), hexv(1))),
+        prim("remove_header", _wrapped({"type": "header", "value": "tags[2]"})),
+    )
+    assert run(doc, TAGS) == b"\x00\x01\x03\x02"
+
+
+def test_header_valued_conditional():
+    """``assign_header`` from ``c ? h1 : h2`` (p4c-bm2-ss emits it for header ``?:``)."""
+
+    def mux(idx):
+        pick = {"op": "?", "left": {"type": "header", "value": "tags[1]"},
+                "right": {"type": "header", "value": "tags[2]"},
+                "cond": ex("==", fld("scalars", "idx"), hexv(0))}  # fmt: skip
+        return stack_program(
+            assign(fld("scalars", "idx"), hexv(idx)),
+            prim("assign_header", {"type": "header", "value": "tags[0]"}, _wrapped(pick, 2)),
+        )
+
+    assert run(mux(0), TAGS) == b"\x00\x01\x02\x02\x83"
+    assert run(mux(1), TAGS) == b"\x00\x01\x83\x02\x83"

@@ -1,4 +1,5 @@
-/* fabemu core library: the P4-16 core declarations (same names and signatures as p4c's). */
+/* fabemu core library: the P4-16 core declarations of p4c's core.p4 (same names, signatures
+ * and order), written here. */
 #ifndef _CORE_P4_
 #define _CORE_P4_
 
@@ -24,6 +25,9 @@ extern packet_out {
     void emit<T>(in T hdr);
 }
 
+extern void verify(in bool check, in error toSignal);
+
+@noWarn("unused")
 action NoAction() {}
 
 match_kind {
@@ -32,6 +36,7 @@ match_kind {
     lpm
 }
 
-extern void verify(in bool check, in error toSignal);
+extern bool static_assert(bool check, string message);
+extern bool static_assert(bool check);
 
 #endif

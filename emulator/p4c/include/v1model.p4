@@ -1,11 +1,14 @@
-/* fabemu v1model architecture: same names and signatures as p4c's v1model.p4 (V1Switch). */
-#ifndef _V1MODEL_P4_
-#define _V1MODEL_P4_
+/* fabemu v1model architecture: the declarations of p4c's v1model.p4 (V1Switch), written here.
+ * Like p4c's, the default V1MODEL_VERSION is 20180101 (non-generic counter/meter, register<T>
+ * with bit<32> indices); define V1MODEL_VERSION 20200408 or later for PortId_t and the
+ * index-typed counter<I>, meter<I> and register<T, I>. */
+#ifndef _V1_MODEL_P4_
+#define _V1_MODEL_P4_
 
 #include "core.p4"
 
 #ifndef V1MODEL_VERSION
-#define V1MODEL_VERSION 20200408
+#define V1MODEL_VERSION 20180101
 #endif
 
 match_kind {
@@ -16,11 +19,21 @@ match_kind {
 
 const bit<32> __v1model_version = V1MODEL_VERSION;
 
+#if V1MODEL_VERSION >= 20200408
+typedef bit<9> PortId_t;
+#endif
+
 @metadata @name("standard_metadata")
 struct standard_metadata_t {
+#if V1MODEL_VERSION >= 20200408
+    PortId_t ingress_port;
+    PortId_t egress_spec;
+    PortId_t egress_port;
+#else
     bit<9>  ingress_port;
     bit<9>  egress_spec;
     bit<9>  egress_port;
+#endif
     bit<32> instance_type;
     bit<32> packet_length;
     @alias("queueing_metadata.enq_timestamp")    bit<32> enq_timestamp;
@@ -47,10 +60,17 @@ enum MeterType {
     bytes
 }
 
+#if V1MODEL_VERSION >= 20200408
 extern counter<I> {
     counter(bit<32> size, CounterType type);
     void count(in I index);
 }
+#else
+extern counter {
+    counter(bit<32> size, CounterType type);
+    void count(in bit<32> index);
+}
+#endif
 
 extern direct_counter {
     direct_counter(CounterType type);
@@ -61,22 +81,38 @@ extern direct_counter {
 #define V1MODEL_METER_COLOR_YELLOW 1
 #define V1MODEL_METER_COLOR_RED    2
 
+#if V1MODEL_VERSION >= 20200408
 extern meter<I> {
     meter(bit<32> size, MeterType type);
     void execute_meter<T>(in I index, out T result);
 }
+#else
+extern meter {
+    meter(bit<32> size, MeterType type);
+    void execute_meter<T>(in bit<32> index, out T result);
+}
+#endif
 
 extern direct_meter<T> {
     direct_meter(MeterType type);
     void read(out T result);
 }
 
+#if V1MODEL_VERSION >= 20200408
 extern register<T, I> {
     register(bit<32> size);
-    @noSideEffects T read(in I index);
+    @noSideEffects
     void read(out T result, in I index);
     void write(in I index, in T value);
 }
+#else
+extern register<T> {
+    register(bit<32> size);
+    @noSideEffects
+    void read(out T result, in bit<32> index);
+    void write(in bit<32> index, in T value);
+}
+#endif
 
 extern action_profile {
     action_profile(bit<32> size);
@@ -100,8 +136,10 @@ enum HashAlgorithm {
 @deprecated("Please use mark_to_drop(standard_metadata) instead.")
 extern void mark_to_drop();
 
+@pure
 extern void mark_to_drop(inout standard_metadata_t standard_metadata);
 
+@pure
 extern void hash<O, T, D, M>(out O result, in HashAlgorithm algo, in T base, in D data, in M max);
 
 extern action_selector {
@@ -113,14 +151,17 @@ enum CloneType {
     E2E
 }
 
+@deprecated("Please use verify_checksum/update_checksum instead.")
 extern Checksum16 {
     Checksum16();
     bit<16> get<D>(in D data);
 }
 
 extern void verify_checksum<T, O>(in bool condition, in T data, in O checksum, HashAlgorithm algo);
+@pure
 extern void update_checksum<T, O>(in bool condition, in T data, inout O checksum, HashAlgorithm algo);
 extern void verify_checksum_with_payload<T, O>(in bool condition, in T data, in O checksum, HashAlgorithm algo);
+@noSideEffects
 extern void update_checksum_with_payload<T, O>(in bool condition, in T data, inout O checksum, HashAlgorithm algo);
 
 extern void clone(in CloneType type, in bit<32> session);
