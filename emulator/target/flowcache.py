@@ -56,8 +56,9 @@ LAZY_FIELDS = (
     "packet_length",
 )
 MAX_ENTRIES = 1 << 16
-WINDOW = 256  # runs over which the hit rate is judged
-BYPASS = 2048  # runs left uncached after a window of mostly misses  # per pipeline; the cache is emptied when it grows past this
+WINDOW = 512  # runs over which the hit rate is judged
+MAX_MISS_RATE = 0.1  # above this a window's misses cost more than its hits save
+BYPASS = 4096  # runs left uncached after such a window  # per pipeline; the cache is emptied when it grows past this
 _RNG_METHODS = ("random", "getrandbits", "randint", "randrange", "uniform", "choice")
 _KNOWN_FUNCS = {
     codegen.to_signed,
@@ -345,12 +346,15 @@ class FlowCache:
         self._adapt()
 
     def _adapt(self) -> None:
-        """Past WINDOW runs with more than half of them misses, run BYPASS runs uncached:
-        recording costs several plain runs, so a cache that rarely hits would slow down."""
+        """After WINDOW runs with more than MAX_MISS_RATE misses, run BYPASS runs uncached:
+        recording costs many plain runs (a hit saves ~40 % of one), so a cache that
+        misses often would slow the switch down."""
         hits0, misses0 = self._window
         if self.hits + self.misses - hits0 - misses0 < WINDOW:
             return
-        if self.misses - misses0 > (self.hits - hits0):
+        runs = self.hits + self.misses - hits0 - misses0
+        warm_up = hits0 + misses0 == 0  # the first window fills the cache: not judged
+        if not warm_up and self.misses - misses0 > MAX_MISS_RATE * runs:
             self._bypass = BYPASS
         self._window = (self.hits, self.misses)
 
