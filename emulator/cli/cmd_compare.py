@@ -55,7 +55,6 @@ def run(args: argparse.Namespace) -> int:
     combos = variants(args.vary)
     for combo in combos:  # validate every variant before starting any
         load_scenario(args.scenario, base | parse_set([f"{k}={v}" for k, v in combo.items()]))
-    executor = make_executor(args.cluster, args.workers)  # a bad --cluster fails before any run
     stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")
     outdir = args.out or Path("results") / f"{stamp}-compare-{args.scenario.stem}"
     outdir.mkdir(parents=True, exist_ok=True)
@@ -65,15 +64,9 @@ def run(args: argparse.Namespace) -> int:
         overrides = base | parse_set([f"{k}={v}" for k, v in combo.items()])
         sub = outdir / label.replace("=", "-").replace(",", "_")
         requests.append(
-            RunRequest(
-                label,
-                str(args.scenario.resolve()),
-                str(sub.resolve()),
-                overrides,
-                args.runtime,
-                args.target,
-            )
+            RunRequest(label, str(args.scenario), str(sub), overrides, args.runtime, args.target)
         )
+    executor = make_executor(args.cluster, args.workers)
     done = run_all(executor, requests, console)
     outcomes = [(d.request.label, d.outcome) for d in done if d.outcome is not None]
     failed = [d for d in done if d.outcome is None]

@@ -32,6 +32,8 @@ PRELOAD = (
     "emulator.p4c",
     "emulator.scenario.metrics",
     "emulator.scenario.report",
+    "pcpp",
+    "PIL.Image",
 )  # after Ctrl-C, how long runs get to save their partial results
 
 
