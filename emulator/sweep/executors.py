@@ -23,7 +23,18 @@ from typing import Any, Protocol
 from emulator.sweep.request import RunDone, RunRequest, execute
 
 RunFn = Callable[[RunRequest], Any]
-STOP_GRACE_S = 10.0  # after Ctrl-C, how long runs get to save their partial results
+STOP_GRACE_S = 10.0
+#: imported once by the forkserver, so each run's process does not import them again
+PRELOAD = (
+    "emulator.sweep.request",
+    "emulator.runtime.virtual",
+    "emulator.control",
+    "emulator.p4c",
+    "emulator.scenario.metrics",
+    "emulator.scenario.report",
+    "pcpp",
+    "PIL.Image",
+)  # after Ctrl-C, how long runs get to save their partial results
 
 
 class Executor(Protocol):
@@ -69,7 +80,7 @@ class LocalPoolExecutor:
         self.fn = fn  # a module-level function (it is pickled to the worker)
         self.last_processes: list[Any] = []  # the processes of the last run() (for tests)
         self._ctx = mp.get_context("forkserver")
-        self._ctx.set_forkserver_preload(["emulator.sweep.request"])
+        self._ctx.set_forkserver_preload(list(PRELOAD))
 
     def run(self, requests: Sequence[RunRequest]) -> Iterator[RunDone]:
         """Start runs as slots free up; yield each as its process reports or dies."""

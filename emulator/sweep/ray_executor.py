@@ -9,8 +9,10 @@ the scenario files at the same paths (a shared checkout), see docs/sweeps.md.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 from typing import Any
 
 from emulator.errors import UserError
@@ -26,6 +28,11 @@ def _ray() -> Any:
     except ImportError:
         raise UserError(f"--cluster ray: {INSTALL_HINT}") from None
     return ray
+
+
+def _absolute(req: RunRequest) -> RunRequest:
+    """``req`` with an absolute scenario path: a worker's current directory is not ours."""
+    return dataclasses.replace(req, scenario=str(Path(req.scenario).resolve()))
 
 
 class RayExecutor:
@@ -49,7 +56,7 @@ class RayExecutor:
         ray = self.ray
         self._connect()
         task = ray.remote(num_cpus=1, max_retries=MAX_RETRIES)(execute_packed)
-        pending = {task.remote(req): req for req in requests}
+        pending = {task.remote(_absolute(req)): req for req in requests}
         try:
             while pending:
                 ready, _ = ray.wait(list(pending), num_returns=1)

@@ -1,24 +1,14 @@
 """A megaflow-style decision cache for the built-in target's ingress and egress pipelines.
 
-Real simple_switch runs every table for every packet. Open vSwitch instead remembers the
-outcome of a pipeline run keyed on exactly the values that run *read*; any later packet
-that agrees on those values takes the same path through the same tables and ends in the
-same state, so the outcome can be replayed instead of recomputed.
-
-How a run is recorded (on a cache miss): the pipeline runs on a :class:`TraceList` copy of
-the slot list that notes every slot read before it was written and every slot written,
-and on a :class:`PktProxy` that notes the v1model requests set on the packet (clone,
-resubmit, recirculate, digest, truncate, exit). Counter updates, register writes and
-direct-counter hits are noted too, to be replayed. The outcome is stored under the sorted
-tuple of read slots (a *subtable*, as OVS's masks) and their values.
-
-What makes a run uncacheable (it still runs, just is not stored): reading a register,
-executing a meter, drawing a random number, reading anything from the packet context
-(lookahead, payload), or an exception. Programs holding objects the recorder does not know
-(a ``log_msg`` sink, an extern it cannot watch) are never cached (:func:`uncacheable_reason`).
-
-Any control-plane write (a CLI command, a table or action profile change) flushes the
-cache. ``FABEMU_FLOWCACHE=0`` turns the cache off (the unoptimised path).
+Open vSwitch remembers the outcome of a pipeline run keyed on exactly the values the run
+*read*; a later packet that agrees on those values takes the same path and ends in the
+same state, so the outcome is replayed instead of recomputed. Recording (a miss) runs the
+pipeline on a :class:`TraceList` copy of the slot list and a :class:`PktProxy` for the
+packet, noting reads, writes, v1model requests and side effects (counters, register
+writes, direct counters); lazy inputs (:mod:`.flowlazy`) make outcomes branch on what a
+run looked at, not on time stamps or queue depths it merely carried. Meters, random
+numbers, packet-context reads and exceptions make a run uncacheable; any control-plane
+write flushes. ``FABEMU_FLOWCACHE=0`` turns it off. docs/target.md has the whole story.
 """
 
 from __future__ import annotations
@@ -56,8 +46,9 @@ LAZY_FIELDS = (
     "packet_length",
 )
 MAX_ENTRIES = 1 << 16
-WINDOW = 256  # runs over which the hit rate is judged
-BYPASS = 2048  # runs left uncached after a window of mostly misses  # per pipeline; the cache is emptied when it grows past this
+WINDOW = 512  # runs over which the hit rate is judged
+MAX_MISS_RATE = 0.1  # above this a window's misses cost more than its hits save
+BYPASS = 4096  # runs left uncached after such a window  # per pipeline; the cache is emptied when it grows past this
 _RNG_METHODS = ("random", "getrandbits", "randint", "randrange", "uniform", "choice")
 _KNOWN_FUNCS = {
     codegen.to_signed,
@@ -345,12 +336,15 @@ class FlowCache:
         self._adapt()
 
     def _adapt(self) -> None:
-        """Past WINDOW runs with more than half of them misses, run BYPASS runs uncached:
-        recording costs several plain runs, so a cache that rarely hits would slow down."""
+        """After WINDOW runs with more than MAX_MISS_RATE misses, run BYPASS runs uncached:
+        recording costs many plain runs (a hit saves ~40 % of one), so a cache that
+        misses often would slow the switch down."""
         hits0, misses0 = self._window
         if self.hits + self.misses - hits0 - misses0 < WINDOW:
             return
-        if self.misses - misses0 > (self.hits - hits0):
+        runs = self.hits + self.misses - hits0 - misses0
+        warm_up = hits0 + misses0 == 0  # the first window fills the cache: not judged
+        if not warm_up and self.misses - misses0 > MAX_MISS_RATE * runs:
             self._bypass = BYPASS
         self._window = (self.hits, self.misses)
 

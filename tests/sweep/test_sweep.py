@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import sys
 import threading
 import time
 from pathlib import Path
@@ -13,7 +14,8 @@ from typing import Any
 
 import pytest
 
-from emulator.sweep import LocalPoolExecutor, RunRequest, SerialExecutor
+from emulator.errors import UserError
+from emulator.sweep import LocalPoolExecutor, RunRequest, SerialExecutor, make_executor
 from emulator.sweep.progress import run_all
 from emulator.sweep.request import execute
 
@@ -112,3 +114,20 @@ def test_ctrl_c_stops_workers_and_keeps_finished(tmp_path: Path) -> None:
     assert done[0].ok
     assert [d.error for d in done[1:]] == ["interrupted", "interrupted"]
     assert pool.last_processes and not any(p.is_alive() for p in pool.last_processes)
+
+
+def test_cluster_ray_without_ray_says_how_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "ray", None)  # import ray -> ImportError
+    with pytest.raises(UserError, match=r"pip install 'fabemu\[cluster\]'"):
+        make_executor("ray")
+
+
+def test_cluster_choices(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert isinstance(make_executor(None, 1), SerialExecutor)
+    assert isinstance(make_executor("local", 3), LocalPoolExecutor)
+    with pytest.raises(UserError, match="--cluster"):
+        make_executor("slurm")
+    pytest.importorskip("ray")
+    monkeypatch.delenv("RAY_ADDRESS", raising=False)
+    with pytest.raises(UserError, match="RAY_ADDRESS"):
+        make_executor("ray")
