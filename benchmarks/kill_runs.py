@@ -7,8 +7,9 @@ Counted after each, against a snapshot taken before the first run: network names
 root-namespace links, fabemu processes (switches, RNICs, Mininet shells) and run records
 left (all must be 0). A SIGINTed run must exit by itself, keep ``result.json`` (saying
 "interrupted", or complete if the signal came after the run) and ``run.log``; every run
-must start (no "interface exists"/lock failure left by the previous one), and a last,
-unkilled run must complete.
+must start (no "interface exists"/lock failure left by the previous one), and an unkilled
+run before the first kill and after the last must complete. Kill moments are uniform from
+0.3 s to 1.1 x the first run's wall time: start-up, bring-up, traffic, teardown, after.
 
 Needs root and Mininet; on a shared machine run it under the helper lock::
 
@@ -146,17 +147,19 @@ def one_run(i: int, work: Path, sig: signal.Signals, delay: float) -> tuple[str,
     return check_sigint(out, code), took
 
 
-def final_run(work: Path) -> str:
-    out = work / "final"
+def unkilled_run(work: Path, name: str) -> tuple[str, float]:
+    """A run left alone: how it ended, and its wall time (s)."""
+    out, t0 = work / name, time.monotonic()
     code = subprocess.run(
         fabemu("run", str(work / "kill.yaml"), "--runtime", "mininet", "--out", str(out)),
         capture_output=True, timeout=300, cwd=work, check=False,
     ).returncode  # fmt: skip
+    took = time.monotonic() - t0
     try:
         complete = json.loads((out / "result.json").read_text())["meta"]["complete"]
     except (OSError, ValueError, KeyError):
         complete = False
-    return f"exit {code}, complete {complete}"
+    return f"exit {code}, complete {complete}", took
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -164,7 +167,9 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--runs", type=int, default=100)
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--max-delay", type=float, default=9.0, help="latest kill, s after start")
+    ap.add_argument(
+        "--max-delay", type=float, help="latest kill, s after start (default: 1.1 x a whole run)"
+    )
     args = ap.parse_args(argv)
     if os.geteuid() != 0:
         print("kill_runs: needs root (Mininet)")
@@ -178,9 +183,12 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="kill-runs-") as tmp:
         work = Path(tmp)
         (work / "kill.yaml").write_text(SCENARIO.format(root=ROOT))
+        first, whole = unkilled_run(work, "reference")
+        latest = args.max_delay or 1.1 * whole  # from start-up to after the end
+        print(f"reference run: {first}, {whole:.1f} s; kills at 0.3..{latest:.1f} s", flush=True)
         for i in range(args.runs):
             sig = rng.choice((signal.SIGKILL, signal.SIGINT))
-            delay = rng.uniform(0.5, args.max_delay)
+            delay = rng.uniform(0.3, latest)
             outcome, took = one_run(i, work, sig, delay)
             worst_exit = max(worst_exit, took if sig == signal.SIGINT else 0.0)
             for k, v in leftovers(base).items():
@@ -194,16 +202,17 @@ def main(argv: list[str] | None = None) -> int:
             print(f"run {i:3d} {sig.name:7s} at {delay:4.1f} s: {outcome}"
                   + "".join(f"; LEFT {k}: {sorted(map(str, v))}" for k, v in rest.items() if v),
                   flush=True)  # fmt: skip
-        final = final_run(work) if args.runs else "not run"
+        final = unkilled_run(work, "final")[0]
     print(f"kill_runs: {args.runs} runs (seed {args.seed})")
     for outcome, n in sorted(outcomes.items()):
         print(f"  {outcome:<58} {n}")
     for k in ("namespaces", "links", "processes", "records"):
         print(f"  {k:<11} left before clean (sum) {before[k]:5d}, after clean {left[k]}")
     print(f"  slowest exit after SIGINT     {worst_exit:.1f} s")
+    print(f"  first, unkilled run           {first}")
     print(f"  last, unkilled run            {final}")
     bad = sum(left.values()) + sum(n for o, n in outcomes.items() if o.startswith("FAIL"))
-    return 1 if bad or "complete True" not in final else 0
+    return 1 if bad or "complete True" not in first + final else 0
 
 
 if __name__ == "__main__":
