@@ -56,4 +56,5 @@ def test_kill_three_mininet_runs() -> None:
     assert "kill_runs: 3 runs" in out
     for k in ("namespaces", "links", "processes", "records"):
         assert re.search(rf"{k}\s+left before clean \(sum\)\s+\d+, after clean 0\b", out), out
+    assert "first, unkilled run           exit 0, complete True" in out
     assert "last, unkilled run            exit 0, complete True" in out
