@@ -123,6 +123,8 @@ def build_result(rt: VirtualRuntime, meta: RunMeta) -> RunResult:
     used = [h.name for h in rt.config.topo.hosts if h.name in rt.workload_hosts]
     counters = {h: nics[h].counters.as_dict() for h in used}
     switches = {name: _switch_counters(rt, box) for name, box in rt.boxes.items()}
+    if rt.credits is not None:  # InfiniBand VL credits: stalls per sending node
+        rt.credits.add_counters(counters, switches)
     all_c = [n.counters for n in nics.values()]
     sent = sum(c.tx_pkts for c in all_c)
     delivered = sum(c.rx_pkts - c.pause_frames for c in all_c)
