@@ -256,6 +256,10 @@ class CreditFabric:
             c["credit_stalls"] = c.get("credit_stalls", 0.0) + lc.stalls
             c["credit_stalled_ns"] = c.get("credit_stalled_ns", 0.0) + lc.stalled_ns
 
+    def held_frames(self) -> int:
+        """Frames waiting in HCA transmit FIFOs (sent by the RNIC, not yet on a wire)."""
+        return sum(len(g.fifo) for g in self.gates.values())
+
     def stats(self) -> dict[str, dict[str, int]]:
         """Per link direction: stalls, stalled ns, most credits in use, credit limit."""
         return {

@@ -133,6 +133,8 @@ def build_result(rt: VirtualRuntime, meta: RunMeta) -> RunResult:
     in_flight = sum(ld.in_flight()[0] for ld in rt.links)
     for box in rt.boxes.values():
         in_flight += sum(box.tm.depth(p) for p in box.tm.ports()) - box.tm.clones_queued
+    if rt.credits is not None:  # frames an HCA holds back for lack of credits
+        in_flight += rt.credits.held_frames()
     has_ecn = any("p4_ecn_marks" in c for c in switches.values())
     totals = Totals(
         packets_sent=sent,
