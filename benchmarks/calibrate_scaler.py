@@ -7,7 +7,9 @@ per-step latency splits into a fixed and a rate-proportional part.  Fits on the 
 
     .venv/bin/python benchmarks/calibrate_scaler.py [--out results/calibration] [--reuse]
 
-``--reuse`` skips cases whose result file already exists in ``--out``.
+``--reuse`` skips cases whose result file already exists in ``--out``. ``--fabric ib`` runs
+the same jobs on the InfiniBand fabric (OpenSM ftree, static and adaptive routing, 1 QP)
+into ``results/calibration-ib`` by default.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from emulator.scaler.calibration.emurun import Case, run_case
 
 KIB = 1024
 LB = (("ecmp", 1), ("ecmp", 4), ("eecmp", 1), ("eecmp", 4))
+IB_LB = (("ib_static", 1), ("ib_adaptive", 1))
 ALGOS = ("ring", "halving_doubling")
 #: (topology, ranks, per-rank message sizes as multiples of ranks * 8 KiB)
 FABRICS = (
@@ -35,13 +38,13 @@ FABRICS = (
 )
 
 
-def cases() -> list[Case]:
+def cases(fabric: str = "roce") -> list[Case]:
     """The sweep."""
     out = []
     for topo, n, mults in FABRICS:
         for mult in mults:
             for algo in ALGOS:
-                for lb, q in LB:
+                for lb, q in IB_LB if fabric == "ib" else LB:
                     out.append(Case(topo, n, algo, lb, q, n * 8 * KIB * mult))
     return out
 
@@ -49,11 +52,13 @@ def cases() -> list[Case]:
 def main() -> int:
     """Run (or reuse) the sweep, fit, hold out, print."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--out", type=Path, default=Path("results/calibration"))
+    ap.add_argument("--out", type=Path, default=None)
     ap.add_argument("--reuse", action="store_true")
+    ap.add_argument("--fabric", choices=("roce", "ib"), default="roce")
     args = ap.parse_args()
+    args.out = args.out or Path("results/calibration" + ("-ib" if args.fabric == "ib" else ""))
     walls = []
-    for case in cases():
+    for case in cases(args.fabric):
         target = args.out / f"{case.name}.result.json"
         if args.reuse and target.exists():
             continue

@@ -32,6 +32,7 @@ SHOWN = (
     "busbw_gbps",
     "cts_p99_latency_us",
     "pause_frames",
+    "credit_stall_ms",
     "ecn_marks",
     "drops",
     "retransmissions",

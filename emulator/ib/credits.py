@@ -244,6 +244,22 @@ class CreditFabric:
         else:
             self.gates[ld.src].drain(now)
 
+    def add_counters(
+        self, hosts: dict[str, dict[str, float]], switches: dict[str, dict[str, float]]
+    ) -> None:
+        """Add ``credit_stalls`` / ``credit_stalled_ns`` (summed over the node's egress
+        links) to the run's host and switch counters."""
+        for (node, _port), lc in self.accounts.items():
+            c = hosts.get(node) if node in self.gates else switches.get(node)
+            if c is None:
+                continue
+            c["credit_stalls"] = c.get("credit_stalls", 0.0) + lc.stalls
+            c["credit_stalled_ns"] = c.get("credit_stalled_ns", 0.0) + lc.stalled_ns
+
+    def held_frames(self) -> int:
+        """Frames waiting in HCA transmit FIFOs (sent by the RNIC, not yet on a wire)."""
+        return sum(len(g.fifo) for g in self.gates.values())
+
     def stats(self) -> dict[str, dict[str, int]]:
         """Per link direction: stalls, stalled ns, most credits in use, credit limit."""
         return {

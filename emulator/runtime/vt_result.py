@@ -124,6 +124,8 @@ def build_result(rt: VirtualRuntime, meta: RunMeta) -> RunResult:
     used = [h.name for h in rt.config.topo.hosts if h.name in rt.workload_hosts]
     counters = {h: nics[h].counters.as_dict() for h in used}
     switches = {name: _switch_counters(rt, box) for name, box in rt.boxes.items()}
+    if rt.credits is not None:  # InfiniBand VL credits: stalls per sending node
+        rt.credits.add_counters(counters, switches)
     all_c = [n.counters for n in nics.values()]
     sent = sum(c.tx_pkts for c in all_c)
     delivered = sum(c.rx_pkts - c.pause_frames for c in all_c)
@@ -132,6 +134,8 @@ def build_result(rt: VirtualRuntime, meta: RunMeta) -> RunResult:
     in_flight = sum(ld.in_flight()[0] for ld in rt.links)
     for box in rt.boxes.values():
         in_flight += sum(box.tm.depth(p) for p in box.tm.ports()) - box.tm.clones_queued
+    if rt.credits is not None:  # frames an HCA holds back for lack of credits
+        in_flight += rt.credits.held_frames()
     has_ecn = any("p4_ecn_marks" in c for c in switches.values())
     totals = Totals(
         packets_sent=sent,

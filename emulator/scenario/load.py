@@ -111,6 +111,8 @@ def load_scenario(path: Path | str, overrides: Mapping[str, Any] | None = None) 
     program = ("ib.program", scenario.ib.program) if scenario.fabric == "ib" else (
         "switch.program", scenario.switch.program)  # fmt: skip
     for key, rel in (("topology", scenario.topology), program):
+        if rel is None:
+            continue
         if not _is_file(resolve_path(path, rel)):
             raise ScenarioError(f"{path}: {key}: file not found: {rel}")
     _check_expect(path, scenario)

@@ -48,6 +48,8 @@ def summary_metrics(result: Any) -> dict[str, float]:
     for name in COUNTERS:
         if name in run.counters:
             out[name] = float(run.counters[name])
+    if "credit_stall_max_ns" in run.counters:
+        out["credit_stall_ms"] = run.counters["credit_stall_max_ns"] / 1e6
     if run.conservation_ok is not None:
         out["conservation_ok"] = 1.0 if run.conservation_ok else 0.0
     out["completed"] = 1.0 if completed(run) else 0.0

@@ -215,7 +215,8 @@ def _prepare_ib(sc: Scenario, path: Path, choice: Choice, topo: Any) -> Any:
     settings = IbFabricSettings(
         ib.routing, ib.lmc, ib.adaptive_routing, ib.data_vls, ib.vl_buffer_bytes
     )
-    fab = build_ib_fabric(topo, settings, resolve_path(path, ib.program))
+    program = resolve_path(path, ib.program) if ib.program else None
+    fab = build_ib_fabric(topo, settings, program)
     log.info("OpenSM %s routed %d switches", ib.routing, len(fab.routing.lfts))
     host_rate = min((h.port.rate_bps for h in topo.hosts), default=10e9)
     return RuntimeConfig(

@@ -146,6 +146,12 @@ class RunView:
         return tuple(s for s in self.links if s.kind == "up" and s.node in leaves)
 
 
+def _credit_counters(r: RunResult) -> dict[str, int]:
+    """``credit_stall_max_ns``: the longest an RNIC waited for IB credits (IB runs only)."""
+    stalls = [int(c["credit_stalled_ns"]) for c in r.hosts.values() if "credit_stalled_ns" in c]
+    return {"credit_stall_max_ns": max(stalls)} if stalls else {}
+
+
 def as_view(result: RunResult | Mapping[str, Any] | RunView) -> RunView:
     """Build a :class:`RunView` from a RunResult (model or its JSON dict); a view passes through."""
     if isinstance(result, RunView):
@@ -183,7 +189,8 @@ def as_view(result: RunResult | Mapping[str, Any] | RunView) -> RunView:
             "pause_frames": t.pause_frames,
             "ecn_marks": t.ecn_marks,
             "retransmissions": t.retransmissions,
-        },
+        }
+        | _credit_counters(r),
         cts_latency_ns=tuple(r.cts_latency_ns),
         conservation_ok=None if r.conservation is None else r.conservation.ok,
         host_leaf=host_leaf,

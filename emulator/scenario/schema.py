@@ -128,7 +128,7 @@ Finite = Annotated[float, Field(allow_inf_nan=False)]
 class IbSettings(_Strict):
     """The InfiniBand fabric (``fabric: ib``): OpenSM routing, adaptive routing, credits."""
 
-    program: str = "../p4/ib_fabric.p4"
+    program: str | None = None  # None: the shipped p4/ib_fabric.p4
     routing: Literal["ftree", "updn", "minhop"] = "ftree"  # OpenSM routing engine
     lmc: Annotated[int, Field(ge=0, le=7)] = 0  # 2**lmc LIDs per HCA port
     adaptive_routing: bool = False  # per packet, least-occupied equal-cost port

@@ -88,3 +88,23 @@ def test_incast_8_to_1_is_lossless_and_senders_stall() -> None:
 @pytest.mark.ib
 def test_without_credits_the_same_incast_drops() -> None:
     assert _drops(_incast(credits=False)) > 0
+
+
+@pytest.mark.ib
+def test_unfinished_run_conserves_packets_held_for_credits() -> None:
+    """Cut the incast short: frames waiting in HCA FIFOs count as in flight, not lost."""
+    from emulator.measure.results import RunMeta
+
+    topo, fab = _fabric()
+    cfg = RuntimeConfig(
+        topo, {s.name: fab.program for s in topo.switches}, fab.commands,
+        framing=fab.framing, credits=fab.credits, pfc=False,
+    )  # fmt: skip
+    with VirtualRuntime(cfg) as rt:
+        rt.start()
+        rt.add_workload({"kind": "incast", "senders": SENDERS, "receiver": "h0",
+                         "size_bytes": SIZE})  # fmt: skip
+        assert not rt.run(100_000_000)
+        assert rt.credits.held_frames() > 0
+        result = rt.result(RunMeta(scenario="cut", runtime="virtual", target="builtin", seed=1))
+    assert result.conservation is not None and result.conservation.ok

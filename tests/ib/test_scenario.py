@@ -111,3 +111,12 @@ def test_flows_report_their_uplinks(runs: dict[str, RunOutcome]) -> None:
     assert static["10.0.3.2"] == ["rtsw0:6"]
     adaptive = {u for f in runs["ib_adaptive"].result.flows for u in f.uplinks}
     assert adaptive == {"rtsw0:5", "rtsw0:6", "rtsw0:7", "rtsw0:8"}
+
+
+@pytest.mark.ib
+def test_credit_stalls_reach_the_metrics(runs: dict[str, RunOutcome]) -> None:
+    """Three flows share one uplink under static routing: their senders wait for credits."""
+    static, adaptive = runs["ib_static"], runs["ib_adaptive"]
+    assert static.credit_stall_ms > 0.3 * static.fct_p99_ms
+    assert adaptive.credit_stall_ms < static.credit_stall_ms
+    assert all("credit_stalled_ns" in c for c in static.result.hosts.values())

@@ -37,6 +37,16 @@ from emulator.scaler.model.fabric import ClosFabric
 from emulator.scaler.model.routing import link_loads
 
 PATHS = ("measured", "replay", "model")
+_MODEL_MODES = ("ecmp", "eecmp", "pinning", "ib_static", "ib_adaptive")
+
+
+def scaler_mode(lb: str) -> str:
+    """A run's ``meta.lb`` as a scaler mode: ``ib-<engine>[-ar]`` -> ib_static / ib_adaptive."""
+    if lb.startswith("ib-"):
+        return "ib_adaptive" if lb.endswith("-ar") else "ib_static"
+    return lb
+
+
 _RATE = re.compile(r"^\s*([0-9]+(?:\.[0-9]+)?)\s*([kmgt]?)(?:bps|b/s)?\s*$", re.IGNORECASE)
 _UNIT = {"": 1.0, "k": 1e3, "m": 1e6, "g": 1e9, "t": 1e12}
 _PORT = re.compile(r"^rtsw(\d+):(\d+)$")
@@ -185,7 +195,7 @@ def _slowdown_model(run: EmulatedRun, ph: RunPhase, seed: int) -> float:
     """Bottleneck of a phase with the scaler's own (seeded-QPN) hash replay."""
     src = np.array([p[0] for p in ph.pairs], dtype=np.int64)
     dst = np.array([p[1] for p in ph.pairs], dtype=np.int64)
-    mode = run.lb if run.lb in ("ecmp", "eecmp", "pinning") else "ecmp"
+    mode = run.lb if run.lb in _MODEL_MODES else "ecmp"
     loads = link_loads(run.scaler_fabric(), mode, src, dst, seed=seed, channels=run.num_qps)
     return float(loads.slowdown())
 
@@ -194,8 +204,10 @@ def slowdowns(run: EmulatedRun, paths: str = "measured", seed: int = 0) -> list[
     """Bottleneck ``B`` of every phase, from measured paths or the scaler's hash."""
     if paths not in PATHS:
         raise UserError(f"paths {paths!r}: expected one of {', '.join(PATHS)}")
-    if paths in ("measured", "replay"):
+    if paths in ("measured", "replay") and run.lb != "ib_adaptive":
         return [_slowdown_paths(run, ph, paths == "replay") for ph in phases(run)]
+    # adaptive routing splits a flow over uplinks per packet (the run records which, not how
+    # much): its B is the model's fluid even split, which is what AR approximates
     return [_slowdown_model(run, ph, seed) for ph in phases(run)]
 
 
@@ -289,7 +301,7 @@ def runs_from_result(doc: dict[str, Any], source: str) -> list[EmulatedRun]:
         workload = dict(meta.settings["workload"])
     except (KeyError, TypeError, ValueError) as exc:
         raise UserError(f"{source}: meta.topology/meta.settings: missing or bad {exc}") from None
-    lb = str(meta.lb or meta.settings.get("switch", {}).get("lb", "ecmp"))
+    lb = scaler_mode(str(meta.lb or meta.settings.get("switch", {}).get("lb", "ecmp")))
     leaf_hash = str(meta.settings.get("switch", {}).get("hash") or "crc16")
     policy = str((meta.settings.get("rnic") or {}).get("udp_sport") or "qpn_hash")
     sport = (policy, int(meta.seed))

@@ -25,7 +25,7 @@ class Case:
     topology: str
     ranks: int
     algorithm: str  # ring | halving_doubling
-    lb: str  # ecmp | eecmp
+    lb: str  # ecmp | eecmp | ib_static | ib_adaptive (InfiniBand fabric, OpenSM ftree)
     qps: int
     size_bytes: int
 
@@ -37,14 +37,18 @@ class Case:
 
     def overrides(self) -> dict[str, object]:
         """Scenario overrides (dotted keys) for this case."""
-        return {
+        out: dict[str, object] = {
             "topology": f"../../topologies/{self.topology}.yaml",
             "workload.ranks": self.ranks,
             "workload.algorithm": self.algorithm,
             "workload.size_bytes": self.size_bytes,
             "workload.num_qps": self.qps,
-            "switch.lb": self.lb,
         }
+        if self.lb.startswith("ib_"):
+            out |= {"fabric": "ib", "ib.adaptive_routing": self.lb == "ib_adaptive"}
+        else:
+            out["switch.lb"] = self.lb
+        return out
 
 
 def run_case(case: Case, out_dir: Path) -> Path:
