@@ -103,6 +103,14 @@ class Recorder:
         self.trace: TraceList | None = None
         self.cuts: list[tuple[int, tuple[Any, ...], Any]] = []
         self.reg_written: set[tuple[int, int]] = set()
+        self._syms: dict[tuple[Probe, Ops], Sym] = {}
+
+    def sym(self, probe: Probe, ops: Ops) -> Sym:
+        """One :class:`Sym` per (probe, ops), shared by every outcome (fewer allocations)."""
+        s = self._syms.get((probe, ops))
+        if s is None:
+            s = self._syms[(probe, ops)] = Sym(probe, ops)
+        return s
 
     def start(self, trace: TraceList) -> None:
         """Begin recording one run on ``trace``."""
