@@ -54,7 +54,7 @@ def costs() -> None:
     fc.FlowCache.run = real  # type: ignore[method-assign]
     caches = list({id(c): c for c, _, _ in caps}.values())
     for c in caches:
-        c._bypass = 0  # noqa: SLF001 - measure hits even where the run had stopped caching
+        c._bypass = 0  # measure hits even where the run had stopped caching
 
     def per_run(body: Any, flush: bool = False) -> float:
         times = []
