@@ -45,7 +45,7 @@ LAZY_FIELDS = (
     "deq_qdepth",
     "packet_length",
 )
-MAX_ENTRIES = 1 << 16
+MAX_ENTRIES = 1 << 16  # outcomes per pipeline; the cache is emptied when it grows past this
 WINDOW = 512  # runs over which the hit rate is judged
 MAX_MISS_RATE = 0.1  # above this a window's misses cost more than its hits save
 BYPASS = 4096  # runs left uncached after such a window  # per pipeline; the cache is emptied when it grows past this
