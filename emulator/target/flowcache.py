@@ -48,7 +48,7 @@ LAZY_FIELDS = (
 MAX_ENTRIES = 1 << 16  # outcomes per pipeline; the cache is emptied when it grows past this
 WINDOW = 512  # runs over which the hit rate is judged
 MAX_MISS_RATE = 0.1  # above this a window's misses cost more than its hits save
-BYPASS = 4096  # runs left uncached after such a window  # per pipeline; the cache is emptied when it grows past this
+BYPASS = 4096  # runs left uncached after such a window
 _RNG_METHODS = ("random", "getrandbits", "randint", "randrange", "uniform", "choice")
 _KNOWN_FUNCS = {
     codegen.to_signed,
