@@ -16,6 +16,7 @@ time of every frame it sends (the link's own pacing; the TM runs with serialize=
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -45,6 +46,7 @@ class CountingTM(TrafficManager):
         super().__init__(clock, priority_queues, serialize=False)
         self.dirty: set[int] = set()
         self.active: dict[tuple[int, int], int] = {}
+        self._active_queues: list[tuple[tuple[int, int], deque[Any]]] = []  # sampler's view
         self.clone_slot: int | None = None
         self.clones_queued = 0
         self.clone_drops = 0
@@ -92,8 +94,12 @@ class CountingTM(TrafficManager):
 
     def active_depths(self) -> list[tuple[tuple[int, int], int]]:
         """(port, priority) and current depth of every queue ever used (for sampling)."""
-        depth = self.depth
-        return [(key, depth(*key)) for key in self.active]
+        queues = self._active_queues
+        if len(queues) != len(self.active):  # ``active`` only grows, in insertion order
+            for key in list(self.active)[len(queues) :]:
+                port = self._ports.get(key[0])
+                queues.append((key, port.queues[key[1]].entries if port else deque()))
+        return [(key, len(entries)) for key, entries in queues]
 
     def set_pfc_thresholds(
         self, port: int, xoff: int | None, xon: int = 0, quanta: int = 0xFFFF

@@ -23,7 +23,7 @@ from typing import Any, Protocol
 from emulator.sweep.request import RunDone, RunRequest, execute
 
 RunFn = Callable[[RunRequest], Any]
-STOP_GRACE_S = 10.0
+STOP_GRACE_S = 10.0  # after Ctrl-C, how long runs get to save their partial results
 #: imported once by the forkserver, so each run's process does not import them again
 PRELOAD = (
     "emulator.sweep.request",
@@ -34,7 +34,7 @@ PRELOAD = (
     "emulator.scenario.report",
     "pcpp",
     "PIL.Image",
-)  # after Ctrl-C, how long runs get to save their partial results
+)
 
 
 class Executor(Protocol):

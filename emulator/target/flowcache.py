@@ -45,10 +45,10 @@ LAZY_FIELDS = (
     "deq_qdepth",
     "packet_length",
 )
-MAX_ENTRIES = 1 << 16
+MAX_ENTRIES = 1 << 16  # outcomes per pipeline; the cache is emptied when it grows past this
 WINDOW = 512  # runs over which the hit rate is judged
 MAX_MISS_RATE = 0.1  # above this a window's misses cost more than its hits save
-BYPASS = 4096  # runs left uncached after such a window  # per pipeline; the cache is emptied when it grows past this
+BYPASS = 4096  # runs left uncached after such a window
 _RNG_METHODS = ("random", "getrandbits", "randint", "randrange", "uniform", "choice")
 _KNOWN_FUNCS = {
     codegen.to_signed,
@@ -103,6 +103,14 @@ class Recorder:
         self.trace: TraceList | None = None
         self.cuts: list[tuple[int, tuple[Any, ...], Any]] = []
         self.reg_written: set[tuple[int, int]] = set()
+        self._syms: dict[tuple[Probe, Ops], Sym] = {}
+
+    def sym(self, probe: Probe, ops: Ops) -> Sym:
+        """One :class:`Sym` per (probe, ops), shared by every outcome (fewer allocations)."""
+        s = self._syms.get((probe, ops))
+        if s is None:
+            s = self._syms[(probe, ops)] = Sym(probe, ops)
+        return s
 
     def start(self, trace: TraceList) -> None:
         """Begin recording one run on ``trace``."""

@@ -58,6 +58,9 @@ class Brancher(Protocol):
     def branch(self, probe: Probe, ops: Ops, cmp: tuple[str, int] | None, value: Any) -> None:
         """The run's path depends on ``key(probe)``; here it was ``value``."""
 
+    def sym(self, probe: Probe, ops: Ops) -> Sym:
+        """The (shared) :class:`Sym` recomputing ``ops`` applied to ``probe``."""
+
 
 def evaluate(ops: Ops, raw: int) -> int:
     """``raw`` with ``ops`` applied in order."""
@@ -134,7 +137,7 @@ class Lazy(int):
 
     def sym(self) -> Sym:
         """How to recompute this value at replay."""
-        return Sym(self.probe, self.ops)
+        return self.rec.sym(self.probe, self.ops)
 
 
 def plain(value: Any) -> Any:
