@@ -253,8 +253,17 @@ class TableBuilder:
                 }
         ep = d.prop("entries")
         if ep is not None:
+            for e in ep.value if ep.const else ():  # type: ignore[attr-defined]
+                if e.priority is not None:
+                    raise CompileError(
+                        e.pos,
+                        "'const entries' cannot have priorities (p4c refuses them): "
+                        "use 'entries', or list the const entries highest priority first",
+                    )
+            # p4c-bm2-ss 1.2.4.8 numbers entries by position whatever their `priority =`
+            # (it warns when those are out of order), so simple_switch tries them in order
             entries = [self._entry(e, i, emit_action) for i, e in enumerate(ep.value)]  # type: ignore[arg-type,var-annotated]
-            self._priorities(entries, ep.value)  # type: ignore[arg-type]
+            self._check_priorities(ep.value)  # type: ignore[arg-type]
             j["entries"] = entries
         self.json = j
         return j
@@ -300,34 +309,11 @@ class TableBuilder:
             "priority": prio,
         }
 
-    def _priorities(self, entries: list[dict[str, Any]], decls: tuple[A.Entry, ...]) -> None:
-        """P4 priorities (explicit, else by position) -> BMv2's (smaller wins)."""
-        explicit: list[int | None] = []
+    def _check_priorities(self, decls: tuple[A.Entry, ...]) -> None:
+        """Explicit priorities must be constants (their order is the listing order)."""
         for e in decls:
-            pa = A.anno(e.annotations, "priority")
             if e.priority is not None:
-                explicit.append(const_int(e.priority, self.ctx, "entry priority"))
-            elif pa and isinstance(pa[0], int):
-                explicit.append(pa[0])
-            else:
-                explicit.append(None)
-        if all(p is None for p in explicit):
-            return  # positional: first listed wins, already 1, 2, ...
-        largest_wins = True
-        lp = self.decl.prop("largest_priority_wins")
-        if lp is not None:
-            v = lower(lp.value, self.ctx)  # type: ignore[arg-type]
-            largest_wins = not (isinstance(v, Const) and not v.value)
-        prios: list[int] = []
-        prev = None
-        for p in explicit:
-            if p is None:
-                p = (prev - 1 if largest_wins else prev + 1) if prev is not None else len(explicit)
-            prios.append(p)
-            prev = p
-        top = max(prios)
-        for entry, p in zip(entries, prios, strict=True):
-            entry["priority"] = (top - p + 1) if largest_wins else max(p, 1)
+                const_int(e.priority, self.ctx, "entry priority")
 
     @staticmethod
     def _shift(mk: dict[str, Any], sh: tuple[int, int], w: int) -> dict[str, Any]:

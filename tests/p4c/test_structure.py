@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
+from emulator.p4c import CompileError
+
 from .p4c_helpers import all_primitives, by_name, compile_ingress, compile_prog, table
 
 
@@ -262,23 +266,26 @@ def test_expression_lowering() -> None:
     assert prims[5][1] == {"type": "hexstr", "value": "0xfffb"}  # folded
 
 
-def test_const_entries_priority_largest_wins() -> None:
-    doc = compile_ingress(
-        "t.apply();",
-        """
+def test_entry_priorities_follow_p4c_listing_order() -> None:
+    """p4c-bm2-ss numbers entries by position whatever their ``priority =`` (simple_switch
+    then tries them in order); ``const entries`` with priorities are refused, as p4c does."""
+    table_src = """
     action set(bit<8> v) { hdr.ipv4.ttl = v; }
     table t {
         key = { hdr.ipv4.protocol: ternary; }
         actions = { set; }
-        const entries = {
+        %s entries = {
             priority = 10: 8w0x0A &&& 8w0x0F: set(8w1);
             priority = 30: 8w0x1A &&& 8w0xFF: set(8w2);
         }
-    }""",
-    )
+    }"""
+    doc = compile_ingress("t.apply();", table_src % "")
     es = table(doc, "MyIngress.t")["entries"]
-    assert [e["priority"] for e in es] == [21, 1]
+    assert [e["priority"] for e in es] == [1, 2]
     assert es[1]["action_entry"]["action_data"] == ["0x02"]
+    with pytest.raises(CompileError, match="'const entries' cannot have priorities") as err:
+        compile_ingress("t.apply();", table_src % "const")
+    assert ":13:" in str(err.value).splitlines()[0]
 
 
 def test_function_inlined_with_return_jumps() -> None:
