@@ -206,6 +206,9 @@ def main(argv: list[str] | None = None) -> int:
     if os.geteuid() != 0:
         print("kill_runs: needs root (Mininet)")
         return 2
+    # a SIGINT ignored here (a background job of a non-interactive shell) would be ignored by
+    # every run too (SIG_IGN survives exec): install a handler, so runs get the default
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     rng = random.Random(args.seed)
     outcomes: Counter[str] = Counter()
     left: Counter[str] = Counter()
