@@ -61,7 +61,10 @@ class TableBuilder:
         msk: int | None = None
         lo = 0
         e = k.expr
-        if isinstance(e, A.Slice):
+        if id(k) in self.key_temps:
+            v = self.key_temps[id(k)]
+            w = T.width_of(v.type) or 0
+        elif isinstance(e, A.Slice):
             base = scalar(lower(e.expr, self.ctx), e.pos)
             hi, lo = (
                 const_int(e.hi, self.ctx, "slice bound"),
@@ -72,9 +75,6 @@ class TableBuilder:
             if not 0 <= lo <= hi < w:
                 raise CompileError(e.pos, f"slice [{hi}:{lo}] out of range for {w}-bit value")
             msk = mask(hi - lo + 1) << lo
-        elif id(k) in self.key_temps:
-            v = self.key_temps[id(k)]
-            w = T.width_of(v.type) or 0
         else:
             v = scalar(lower(e, self.ctx), e.pos)
             w = T.width_of(v.type) or 0
