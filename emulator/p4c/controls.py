@@ -156,8 +156,9 @@ class ControlLowering:
         return None
 
     def _key_temps(self, t: ObjRef, pos: Pos) -> list[Any]:
-        """Key expressions BMv2 cannot match on are computed into temporaries before the
-        table (as p4c does); returns the IR computing them."""
+        """Key expressions BMv2 cannot match on (constants, arithmetic, slices: the control
+        plane gives a slice's own value) are computed into temporaries before the table, as
+        p4c-bm2-ss does; returns the IR computing them."""
         decl: A.TableDecl = t.decl
         kp = decl.prop("key")
         tctx: Ctx = t.extra
@@ -165,14 +166,13 @@ class ControlLowering:
         tctx.prims = []
         temps: dict[int, RV] = {}
         for k in kp.value if kp else ():  # type: ignore[union-attr,attr-defined]
-            if isinstance(k.expr, A.Slice):
-                continue
             before = len(tctx.prims)
             v = scalar(lower(k.expr, tctx), k.pos)
             if isinstance(v, RV) and simple_key(v) and len(tctx.prims) == before:
                 continue
-            if isinstance(v, Const):
-                raise CompileError(k.pos, "a table key cannot be a constant")
+            if isinstance(v, Const) and T.width_of(v.type) is None:
+                raise CompileError(k.pos, "a constant table key needs a width (e.g. 8w5)")
+            # a constant key is matched like an expression key, as p4c does (with a warning)
             kt = v.type if not isinstance(v.type, T.BoolT) else T.Bits(1)
             tmp = tctx.temp(kt, k.pos, f"{t.name.split('.')[-1]}_key")
             tctx.emit("assign", [tmp.json, to_data(v)], k.pos)

@@ -9,6 +9,7 @@ from emulator.p4c import types as T
 from emulator.p4c.constfold import fold_binary, fold_compare, wrap
 from emulator.p4c.diagnostics import CompileError, Pos
 from emulator.p4c.env import Env, Scope
+from emulator.p4c.header_ops import header_equality
 from emulator.p4c.values import (
     RV,
     Const,
@@ -427,8 +428,11 @@ def binary(e: A.Binary, ctx: Ctx, expected: T.Type | None) -> Value:
             )
         left = expr_json("<<", _unsigned(a), hexv(tb.width))
         return RV(_masked(expr_json("|", left, _unsigned(b)), T.Bits(t.width)), t)
-    a = scalar(lower(e.left, ctx), e.left.pos)
-    b = scalar(lower(e.right, ctx), e.right.pos)
+    la, lb = lower(e.left, ctx), lower(e.right, ctx)
+    if op in ("==", "!=") and isinstance(la, HeaderRef) and isinstance(lb, HeaderRef):
+        return header_equality(la, lb, op, e.pos)
+    a = scalar(la, e.left.pos)
+    b = scalar(lb, e.right.pos)
     a, b, t = unify(a, b, e.pos, op)
     if op in _CMP:
         if op not in ("==", "!=") and not isinstance(t, T.Bits | T.InfInt):

@@ -61,20 +61,21 @@ class TableBuilder:
         msk: int | None = None
         lo = 0
         e = k.expr
-        if isinstance(e, A.Slice):
+        v: RV | Const
+        if id(k) in self.key_temps:
+            v = self.key_temps[id(k)]
+            w = T.width_of(v.type) or 0
+        elif isinstance(e, A.Slice):
             base = scalar(lower(e.expr, self.ctx), e.pos)
             hi, lo = (
                 const_int(e.hi, self.ctx, "slice bound"),
                 const_int(e.lo, self.ctx, "slice bound"),
             )
-            v: RV | Const = base
+            v = base
             w = T.width_of(base.type) or 0
             if not 0 <= lo <= hi < w:
                 raise CompileError(e.pos, f"slice [{hi}:{lo}] out of range for {w}-bit value")
             msk = mask(hi - lo + 1) << lo
-        elif id(k) in self.key_temps:
-            v = self.key_temps[id(k)]
-            w = T.width_of(v.type) or 0
         else:
             v = scalar(lower(e, self.ctx), e.pos)
             w = T.width_of(v.type) or 0

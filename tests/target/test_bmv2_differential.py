@@ -73,7 +73,16 @@ def test_l3_ecmp_forty_flows_match_bmv2(tmp_path):
 
 
 @pytest.mark.parametrize(
-    "name", ["registers", "counters_meters", "table_match_kinds", "multicast", "clone"]
+    "name",
+    [
+        "registers",
+        "counters_meters",
+        "table_match_kinds",
+        "multicast",
+        "clone",
+        "table_keys",
+        "header_equality",
+    ],
 )
 @pytest.mark.parametrize("compiler", ["p4c-bm2-ss", "fabemu"])
 def test_corpus_programs_match_bmv2(tmp_path, name, compiler):
