@@ -97,6 +97,7 @@ class IbSubnet:
         self.sock = f"fabemu-ib-{os.getpid()}-{next(_counter)}"
         self.state: RunState | None = None
         self.ibsim: subprocess.Popen[bytes] | None = None
+        self._routed = False
 
     def env(self, preload: bool = True) -> dict[str, str]:
         """Environment of every process attached to this simulated fabric."""
@@ -144,8 +145,15 @@ class IbSubnet:
             time.sleep(0.02)
 
     def route(self, opts: SmOptions) -> IbRouting:
-        """Run OpenSM once (``-o``) with ``opts`` and read back LIDs and all switches' LFTs."""
+        """Run OpenSM once (``-o``) with ``opts`` and read back LIDs and all switches' LFTs.
+
+        Once per subnet: a second OpenSM attached to the same ibsim hangs (seen with ibsim
+        0.10), so a new routing needs a new :class:`IbSubnet`.
+        """
         assert self.state is not None
+        if self._routed:
+            raise IbRoutingError("this ibsim subnet was already routed; start a new IbSubnet")
+        self._routed = True
         for stale in ("guid2lid", "opensm-subnet.lst"):
             (self.dir / stale).unlink(missing_ok=True)
         log = self.dir / f"opensm-{opts.engine}.log"

@@ -80,6 +80,15 @@ def test_ftree_spreads_destinations_over_spines() -> None:
     assert set(ports) == up  # all uplinks used, none unused
 
 
+def test_a_subnet_is_routed_once() -> None:
+    from emulator.ib.routing import IbRoutingError
+
+    with IbSubnet(resolve(load_clos("two_rack_2spine"))) as subnet:
+        subnet.route(SmOptions("minhop"))
+        with pytest.raises(IbRoutingError, match="already routed"):
+            subnet.route(SmOptions("updn"))
+
+
 def test_processes_stopped_even_on_failure() -> None:
     topo = resolve(load_clos("two_rack_2spine"))
     pids: list[int] = []
