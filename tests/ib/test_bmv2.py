@@ -16,20 +16,7 @@ from tests.target.test_bmv2_differential import compare
 pytestmark = [pytest.mark.bmv2, pytest.mark.ib]
 
 
-FABEMU_JSON_BUG = (
-    "fabemu's P4 front end writes a primitive's expression parameter as one "
-    "{type: expression} level where p4c writes two; this simple_switch rejects the JSON "
-    "('Invalid type in expression'), for p4/roce_fabric.p4 too"
-)
-
-
-@pytest.mark.parametrize(
-    "compiler",
-    [
-        "p4c-bm2-ss",
-        pytest.param("fabemu", marks=pytest.mark.xfail(reason=FABEMU_JSON_BUG, strict=True)),
-    ],
-)
+@pytest.mark.parametrize("compiler", ["p4c-bm2-ss", "fabemu"])
 def test_static_lft_forwarding_matches_bmv2(tmp_path: Path, compiler: str) -> None:
     json_path = tmp_path / "ib_fabric.json"
     if compiler == "fabemu":
