@@ -29,7 +29,10 @@ PASSTHROUGH = {
 #: simple_switch target options (after `--`) a program's STF needs
 TARGET_ARGS: dict[str, list[str]] = {"priority_queues.p4": ["--priority-queues", "8"]}
 #: programs whose outputs simple_switch reorders within a burst (see emulator.target.reference)
-BURST_REORDERS = {"priority_queues.p4": "strict-priority queues serve a burst highest first"}
+BURST_REORDERS = {
+    "priority_queues.p4": "strict-priority queues serve a burst highest first",
+    "resubmit_recirculate.p4": "a resubmitted/recirculated packet re-enters behind later inputs",
+}
 
 
 def _key_cli(value: str, match_type: str, width: int) -> str:

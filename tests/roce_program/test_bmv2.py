@@ -8,25 +8,20 @@ from __future__ import annotations
 
 import json
 import shutil
-import socket
-import struct
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
 
 from emulator.control import FabricConfig, FabricController, PfcConfig, names
 from emulator.control.render import command_lines
-from emulator.target.pcap import PcapWriter
+from emulator.target.reference import ReferenceSwitch
 from emulator.topology import load_clos, resolve
 from emulator.traffic import qos
 
 from .roce_frames import PROGRAM, Flow, incast_topology, lb_hash, parse_pfc, roce_frame
 
 pytestmark = pytest.mark.bmv2
-
-START_DELAY_S = 6  # simple_switch waits this long before reading the input pcaps
 
 
 @pytest.fixture(scope="module")
@@ -90,28 +85,6 @@ def test_p4c_names_match_the_control_plane(bmv2_json: Path) -> None:
     } <= counters
 
 
-def _read_frames(path: Path) -> list[bytes]:
-    """Frames of a pcap that may still be being written (partial tail ignored)."""
-    data = path.read_bytes() if path.exists() else b""
-    if len(data) < 24:
-        return []
-    order = "<" if data[:4] in (b"\xd4\xc3\xb2\xa1", b"\x4d\x3c\xb2\xa1") else ">"
-    frames, off = [], 24
-    while off + 16 <= len(data):
-        _sec, _frac, incl, _orig = struct.unpack_from(f"{order}IIII", data, off)
-        if off + 16 + incl > len(data):
-            break
-        frames.append(data[off + 16 : off + 16 + incl])
-        off += 16 + incl
-    return frames
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def _run_simple_switch(
     json_path: Path,
     workdir: Path,
@@ -120,50 +93,18 @@ def _run_simple_switch(
     commands: list[str],
     expect: int,
 ) -> dict[int, list[bytes]]:
-    """Start simple_switch on pcap files, program it, wait for ``expect`` frames out."""
-    for p in ports:
-        with PcapWriter(workdir / f"p{p}_in.pcap") as w:
-            for frame in frames.get(p, []):
-                w.write(frame)
-    thrift = _free_port()
-    argv = ["simple_switch", "--use-files", str(START_DELAY_S), "--thrift-port", str(thrift)]
-    for p in ports:
-        argv += ["-i", f"{p}@{workdir / f'p{p}'}"]
-    argv += [str(json_path), "--", "--priority-queues", "8"]
-    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    """Run simple_switch on pcap files (emulator.target.reference: configured before it
+    reads them, outputs complete when the files stop growing); the frames out per port.
+    ``expect`` (frames the caller expects) is kept for the callers' readability."""
+    packets = [(p, f) for p in ports for f in frames.get(p, [])]
+    sw = ReferenceSwitch(json_path, workdir, packets, commands, ports=tuple(ports),
+                         target_args=("--priority-queues", "8"))  # fmt: skip
     try:
-        deadline = time.monotonic() + START_DELAY_S
-        while time.monotonic() < deadline:
-            try:
-                socket.create_connection(("127.0.0.1", thrift), timeout=0.2).close()
-                break
-            except OSError:
-                time.sleep(0.1)
-        cli = subprocess.run(
-            ["simple_switch_CLI", "--thrift-port", str(thrift)],
-            input="\n".join(commands) + "\n",
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=False,
-        )
-        assert "Error" not in cli.stdout and "Invalid" not in cli.stdout, cli.stdout[-2000:]
-        out: dict[int, list[bytes]] = {}
-        for _ in range(300):  # up to 30 s after programming
-            out = {}
-            for p in ports:
-                out[p] = _read_frames(workdir / f"p{p}_out.pcap")
-            if sum(len(v) for v in out.values()) >= expect:
-                break
-            time.sleep(0.1)
-        return out
+        sw.start()
+        got = sw.finish().outputs
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=10)
+        sw.stop()
+    return {p: got.get(p, []) for p in ports}
 
 
 @pytest.mark.parametrize(
