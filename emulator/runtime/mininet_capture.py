@@ -18,6 +18,7 @@ import logging
 import shutil
 import signal
 import subprocess
+import time
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,7 @@ log = logging.getLogger("fabemu.capture")
 
 SNAPLEN = 64  # Ether 14 + IPv4 20 + UDP 8 + BTH 12 = 54 bytes are enough
 STOP_TIMEOUT_S = 10.0
+READY_TIMEOUT_S = 15.0  # how long every tcpdump together may take to start listening
 FlowKey = tuple[str, int]  # (destination IPv4 address, destination QPN)
 _IPV4 = b"\x08\x00"
 _ROCE_PORT = b"\x12\xb7"  # UDP 4791
@@ -60,15 +62,34 @@ class UplinkCapture:
         return self.outdir / f"uplink-{uplink.replace(':', '-')}.pcap"
 
     def start(self) -> list[subprocess.Popen[bytes]]:
-        """Start one tcpdump per uplink; returns the processes (for the run's cleanup list)."""
+        """Start one tcpdump per uplink and wait until each is capturing (else the first
+        frames of a short run go by unseen); returns the processes (for the run's cleanup)."""
         self.outdir.mkdir(parents=True, exist_ok=True)
         for uplink, intf in sorted(self.interfaces.items()):
-            cmd = ["tcpdump", "-i", intf, "-Q", "out", "-s", str(SNAPLEN), "-U", "-n"]
-            cmd += ["-w", str(self.pcap(uplink)), "udp", "dst", "port", "4791"]
-            self.procs[uplink] = subprocess.Popen(
-                cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-            )
+            # -Z root: as user tcpdump it could not write below a 0700 results directory
+            cmd = ["tcpdump", "-i", intf, "-Z", "root", "-Q", "out", "-s", str(SNAPLEN)]
+            # --immediate-mode: else frames wait in a kernel ring block until it fills or a
+            # 1 s timeout retires it, and a short run's last block is lost at SIGINT
+            cmd += ["--immediate-mode", "-U", "-n", "-w", str(self.pcap(uplink))]
+            cmd += ["udp", "dst", "port", "4791"]
+            with self.log(uplink).open("wb") as err:  # tcpdump's messages, kept with the run
+                self.procs[uplink] = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err)
+        self._wait_listening()
         return list(self.procs.values())
+
+    def log(self, uplink: str) -> Path:
+        """Where ``uplink``'s tcpdump writes its messages."""
+        return self.pcap(uplink).with_suffix(".log")
+
+    def _wait_listening(self) -> None:
+        """Until every tcpdump says ``listening on`` (bounded; a late one is logged)."""
+        deadline = time.monotonic() + READY_TIMEOUT_S
+        for uplink, proc in self.procs.items():
+            while b"listening on" not in self.log(uplink).read_bytes():
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    log.warning("tcpdump on %s is not capturing: see %s", uplink, self.log(uplink))
+                    break
+                time.sleep(0.02)
 
     def stop(self) -> None:
         """Stop every tcpdump (SIGINT flushes its file), bounded in time (idempotent)."""
