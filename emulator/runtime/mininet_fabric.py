@@ -165,6 +165,7 @@ class MininetFabric:
         cls = _TARGETS[self.target]
         for h in self.topo.hosts:
             node = net.addHost(h.name, ip=None)
+            self.state.add_pid(node.pid, f"mininet host {h.name}")  # its shell runs already
             # before its interface exists: no IPv6 link-local, so no MLD/RS/DAD frames that
             # the fabric program would drop (they showed as drops in the conservation)
             node.cmd(
@@ -183,6 +184,9 @@ class MininetFabric:
                     line_rate=True,
                 )
             net.addSwitch(s.name, cls=cls, **params)
+        # recorded before Mininet creates them (addLink makes the veth at once): a run killed
+        # half-way through the loop leaves nothing `fabemu clean` does not know of
+        self.state.add_links([p.intf for s in self.topo.switches for p in s.ports])
         for link in self.topo.links:
             a, b = (link.a, link.a_port), (link.b, link.b_port)
             net.addLink(
@@ -190,14 +194,11 @@ class MininetFabric:
                 intfName1=self._intf(*a), intfName2=self._intf(*b),
                 addr1=self._mac(*a), addr2=self._mac(*b),
             )  # fmt: skip
-        self.state.add_links([p.intf for s in self.topo.switches for p in s.ports])
         net.build()
         for s in self.topo.switches:  # no IPv6 chatter from the root namespace into the fabric
             for p in s.ports:
                 with contextlib.suppress(OSError):
                     Path(f"/proc/sys/net/ipv6/conf/{p.intf}/disable_ipv6").write_text("1")
-        for h in net.hosts:
-            self.state.add_pid(h.pid, f"mininet host {h.name}")
 
     def _write_programs(self) -> dict[str, str]:
         """A JSON file per distinct program (documents are written into the run dir)."""

@@ -343,9 +343,6 @@ def run_scenario(
     sc = load_scenario(path, overrides)
     choice = choose(sc, runtime, target)
     _check_runtime(sc, path, choice)
-    outdir = _new_outdir(Path(out) if out else None, sc.name)
-    (outdir / "scenario.yaml").write_text(yaml.safe_dump(sc.model_dump(mode="json")))
-    handler = _attach_log(outdir)
     meta = RunMeta(
         scenario=sc.name,
         scenario_file=str(path),
@@ -360,9 +357,13 @@ def run_scenario(
         started_at=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         fabemu_version=__version__,
     )
-    log.info("scenario %s: %s", path, choice.why)
     late = SigintDeferral()  # started by _execute once the run stops
+    outdir = _new_outdir(Path(out) if out else None, sc.name)
+    handler: logging.Handler | None = None
     try:
+        handler = _attach_log(outdir)
+        (outdir / "scenario.yaml").write_text(yaml.safe_dump(sc.model_dump(mode="json")))
+        log.info("scenario %s: %s", path, choice.why)
         say = progress or (lambda _msg: None)
         result, error = _execute(sc, path, choice, outdir, meta, say, wall_limit_s, late)
         result.save(outdir / "result.json")  # first, so nothing below can lose it
@@ -377,9 +378,14 @@ def run_scenario(
         verdicts = evaluate(sc.expect, metrics)
         outcome = RunOutcome(sc, result, metrics, verdicts, outdir, error)
         save_outcome(outcome, report=report)
+    except KeyboardInterrupt:  # before the run started (_execute catches it from there on)
+        meta.incomplete_reason = "interrupted"
+        RunResult(meta=meta).save(outdir / "result.json")
+        raise
     finally:
         late.stop()
-        _detach_log(handler)
+        if handler is not None:
+            _detach_log(handler)
     if late.pending:  # a Ctrl-C while results were being saved: they are; now obey it
         raise KeyboardInterrupt
     return outcome
