@@ -24,6 +24,7 @@ import numpy as np
 
 from emulator.errors import UserError
 from emulator.measure.results import RunResult
+from emulator.scaler.calibration.fitting import fit_terms
 from emulator.scaler.model.fabric import ClosFabric
 from emulator.scaler.model.routing import link_loads
 from emulator.scaler.model.timing import ModelParams
@@ -141,19 +142,15 @@ def stage_points(result: RunResult, name: str) -> list[StagePoint]:
 
 
 def fit_stages(points: Sequence[StagePoint]) -> TrainingFit:
-    """Least squares (relative: each row scaled by 1 / measured) of (alpha, 1/efficiency)."""
+    """Weighted least squares (relative errors) of (alpha, 1/efficiency), through the
+    calibration's one pipeline (``fitting.fit_terms``)."""
     if len(points) < 2:
         raise UserError(f"calibration needs at least 2 fabric stages, got {len(points)}")
-    x = np.array([[p.phases, p.wire_s] for p in points]) / np.array(
-        [[p.measured_s] for p in points]
-    )
-    theta, *_ = np.linalg.lstsq(x, np.ones(len(points)), rcond=None)
-    alpha, inv_eff = float(theta[0]), float(theta[1])
-    if alpha < 0:  # refit through the origin: the wire term alone
-        alpha, inv_eff = (
-            0.0,
-            float(np.linalg.lstsq(x[:, 1:], np.ones(len(points)), rcond=None)[0][0]),
-        )
+    X = np.array([[p.phases, p.wire_s] for p in points])
+    y = np.array([p.measured_s for p in points])
+    # a negative alpha: refit through the origin (the wire term alone)
+    fitted = fit_terms(X, y, 1.0 / y, [0, 1], [lambda t: 0 if t[0] < 0 else None])
+    alpha, inv_eff = float(fitted.theta[0]), float(fitted.theta[1])
     if inv_eff <= 0:
         raise UserError("calibration: the fitted 1/efficiency is not positive")
     return TrainingFit(alpha, 1.0 / inv_eff, tuple(points))
