@@ -62,8 +62,8 @@ class UplinkCapture:
         return self.outdir / f"uplink-{uplink.replace(':', '-')}.pcap"
 
     def start(self) -> list[subprocess.Popen[bytes]]:
-        """Start one tcpdump per uplink and wait until each is capturing (else the first
-        frames of a short run go by unseen); returns the processes (for the run's cleanup)."""
+        """Start one tcpdump per uplink; returns the processes at once (for the run's
+        cleanup record), before :meth:`wait_listening`."""
         self.outdir.mkdir(parents=True, exist_ok=True)
         for uplink, intf in sorted(self.interfaces.items()):
             # -Z root: as user tcpdump it could not write below a 0700 results directory
@@ -74,15 +74,15 @@ class UplinkCapture:
             cmd += ["udp", "dst", "port", "4791"]
             with self.log(uplink).open("wb") as err:  # tcpdump's messages, kept with the run
                 self.procs[uplink] = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err)
-        self._wait_listening()
         return list(self.procs.values())
 
     def log(self, uplink: str) -> Path:
         """Where ``uplink``'s tcpdump writes its messages."""
         return self.pcap(uplink).with_suffix(".log")
 
-    def _wait_listening(self) -> None:
-        """Until every tcpdump says ``listening on`` (bounded; a late one is logged)."""
+    def wait_listening(self) -> None:
+        """Until every tcpdump says ``listening on`` (bounded; a late one is logged): else
+        the first frames of a short run go by unseen."""
         deadline = time.monotonic() + READY_TIMEOUT_S
         for uplink, proc in self.procs.items():
             while b"listening on" not in self.log(uplink).read_bytes():

@@ -94,6 +94,7 @@ class MininetRuntime:
         for proc in self._capture.start():
             if self.fabric.state is not None:
                 self.fabric.state.add_pid(proc.pid, "tcpdump (uplink capture)")
+        self._capture.wait_listening()  # recorded first: a kill while waiting is cleaned up
 
     def stop(self) -> None:
         """Stop RNIC processes and tear the network down (idempotent)."""

@@ -138,16 +138,13 @@ class RunState:
         for p in alive:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(p["pid"], signal.SIGTERM)
-        deadline = time.monotonic() + grace_s
-        while time.monotonic() < deadline and any(
-            same_process(p["pid"], p.get("start")) for p in alive
-        ):
-            time.sleep(0.05)
+        _wait_gone(alive, grace_s)
         for p in alive:
             if same_process(p["pid"], p.get("start")):
                 with contextlib.suppress(ProcessLookupError):
                     os.kill(p["pid"], signal.SIGKILL)
             done.append(f"killed {p.get('what', 'a process')} (pid {p['pid']})")
+        _wait_gone(alive, grace_s)  # SIGKILL is not instant: return when they are gone
         for name in self.links:
             if not is_fabemu_link(name):
                 done.append(f"refused to delete link {name!r}: not a fabemu interface name")
@@ -155,6 +152,15 @@ class RunState:
                 done.append(f"deleted link {name}")
         shutil.rmtree(self.path.parent, ignore_errors=True)  # record + run files (logs)
         return done
+
+
+def _wait_gone(procs: list[dict[str, Any]], timeout_s: float) -> None:
+    """Until none of ``procs`` exists any more, at most ``timeout_s``."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline and any(
+        same_process(p["pid"], p.get("start")) for p in procs
+    ):
+        time.sleep(0.05)
 
 
 def scan_runs() -> tuple[list[RunState], list[str]]:
