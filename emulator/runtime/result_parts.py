@@ -1,8 +1,8 @@
 """RunResult pieces both runtimes assemble the same way (virtual time and Mininet)::
 
-    vt_result.build_result ──┐
+    virtual.result.build_result ┐
                              ├──► P4_COUNTERS, numeric(), finished_meta() ──► RunResult
-    mininet_collect ─────────┘
+    mininet.collect ────────────┘
 
 Keeping them here keeps the two runtimes' results comparable key for key.
 """

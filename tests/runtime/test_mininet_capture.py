@@ -6,8 +6,8 @@ import struct
 from pathlib import Path
 
 from emulator.measure.results import FlowResult
-from emulator.runtime.mininet_capture import count_frames, read_frames, uplink_interfaces
-from emulator.runtime.mininet_collect import measured_flow_uplinks
+from emulator.runtime.mininet.capture import count_frames, read_frames, uplink_interfaces
+from emulator.runtime.mininet.collect import measured_flow_uplinks
 from emulator.topology import load_clos, resolve
 from emulator.traffic import opcodes as op
 from emulator.traffic.framing import RoceV2Framing

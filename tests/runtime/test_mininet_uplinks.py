@@ -17,8 +17,8 @@ import pytest
 
 from emulator.control import FabricConfig, FabricController
 from emulator.measure.results import FlowResult
-from emulator.runtime.mininet_collect import _data_drops
-from emulator.runtime.mininet_uplinks import (
+from emulator.runtime.mininet.collect import _data_drops
+from emulator.runtime.mininet.uplinks import (
     CliChange,
     UplinkPredictor,
     assign_uplinks,
@@ -145,7 +145,7 @@ def test_flows_without_qpns_get_no_uplink(flow_id: str) -> None:
 
 
 def test_the_lines_of_one_repair_are_one_change() -> None:
-    from emulator.runtime.mininet_uplinks import _batches
+    from emulator.runtime.mininet.uplinks import _batches
 
     c = [CliChange(t, "rtsw0", f"l{t}") for t in (300_000_000, 1_000_000, 4_000_000, 30_000_000)]
     assert [[x.t_ns for x in b] for b in _batches(c)] == [

@@ -20,13 +20,13 @@ from collections import deque
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from emulator.runtime.vt_links import MAC_CONTROL, LinkDir
+from emulator.runtime.virtual.links import MAC_CONTROL, LinkDir
 from emulator.target.switch import Switch
 from emulator.target.tm import TrafficManager
 
 if TYPE_CHECKING:
-    from emulator.runtime.vt_engine import Engine
-    from emulator.runtime.vt_measure import Ledger
+    from emulator.runtime.virtual.engine import Engine
+    from emulator.runtime.virtual.measure import Ledger
     from emulator.topology import SwitchNode
     from emulator.traffic.rnic import Rnic
 

@@ -11,7 +11,7 @@
 
 Run time is wall-clock time (CLOCK_MONOTONIC) since ``start()`` returned. From ``start()``
 a thread samples the switch interfaces' kernel counters each ``max(sample_interval_ns,
-10 ms)`` (link utilisation, :mod:`mininet_sampler`); while ``run`` waits it also samples
+10 ms)`` (link utilisation, :mod:`mininet.sampler`); while ``run`` waits it also samples
 every switch's counters each ``max(sample_interval_ns, 200 ms)`` (queue depths).
 """
 
@@ -25,11 +25,11 @@ from typing import Any
 from emulator.errors import UserError
 from emulator.measure.results import RunMeta, RunResult
 from emulator.runtime.base import RuntimeConfig
-from emulator.runtime.mininet_capture import UplinkCapture
-from emulator.runtime.mininet_collect import RunRecord, Sample, build_result, kernel_counters
-from emulator.runtime.mininet_fabric import MininetFabric, workload_hosts
-from emulator.runtime.mininet_sampler import KernelSampler
-from emulator.runtime.mininet_uplinks import CliChange, UplinkPredictor
+from emulator.runtime.mininet.capture import UplinkCapture
+from emulator.runtime.mininet.collect import RunRecord, Sample, build_result, kernel_counters
+from emulator.runtime.mininet.fabric import MininetFabric, workload_hosts
+from emulator.runtime.mininet.sampler import KernelSampler
+from emulator.runtime.mininet.uplinks import CliChange, UplinkPredictor
 from emulator.runtime.result_parts import P4_COUNTERS
 from emulator.traffic.qos import DSCP_BULK
 
@@ -84,7 +84,7 @@ class MininetRuntime:
         self._start_capture()
 
     def _start_capture(self) -> None:
-        """tcpdump on the leaf uplinks, so each flow's uplinks are measured (mininet_capture)."""
+        """tcpdump on the leaf uplinks, so each flow's uplinks are measured (mininet.capture)."""
         why = UplinkCapture.available()
         if why is not None:
             assert self._rec is not None

@@ -15,10 +15,10 @@ faster than real time for small fabrics.
 
 ::
 
-    Engine (vt_engine) ── clock ──► every Switch / TM / Rnic
+    Engine (virtual.engine) ── clock ──► every Switch / TM / Rnic
       │ events: link arrivals, transmitter wake-ups, samples, scheduled callables
     HostBox (Rnic) ─LinkDir─► SwitchBox (Switch + CountingTM) ─LinkDir─► ... ─► HostBox
-    Ledger + Sampler (vt_measure) ──► vt_result.build_result ──► RunResult
+    Ledger + Sampler (virtual.measure) ──► virtual.result.build_result ──► RunResult
 
 Time is integer ns since ``start()``. Each link direction serialises a frame in
 ``(len + 24) * 8 / rate`` then propagates it for ``delay_ns``.
@@ -38,11 +38,11 @@ from emulator.control.render import command_lines
 from emulator.errors import UserError
 from emulator.measure.results import RunMeta, RunResult
 from emulator.runtime.base import RuntimeConfig
-from emulator.runtime.vt_engine import Engine
-from emulator.runtime.vt_links import LinkDir
-from emulator.runtime.vt_measure import Ledger, Sampler
-from emulator.runtime.vt_nodes import HostBox, SwitchBox
-from emulator.runtime.vt_result import build_result
+from emulator.runtime.virtual.engine import Engine
+from emulator.runtime.virtual.links import LinkDir
+from emulator.runtime.virtual.measure import Ledger, Sampler
+from emulator.runtime.virtual.nodes import HostBox, SwitchBox
+from emulator.runtime.virtual.result import build_result
 from emulator.target.pcap import PcapWriter
 from emulator.traffic.endpoints import build_rnics
 from emulator.traffic.rnic import RnicConfig

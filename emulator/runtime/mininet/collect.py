@@ -2,7 +2,7 @@
 
 Inputs: the RNIC process reports (per workload, per host), switch counter samples taken
 during the run (``show_stats_json``, every >= 200 ms), the kernel's interface counters
-sampled every >= 10 ms (:mod:`mininet_sampler`), the final switch counters, runtime command
+sampled every >= 10 ms (:mod:`mininet.sampler`), the final switch counters, runtime command
 changes, and the run's start on CLOCK_MONOTONIC (every time in the result is ns since then:
 RNICs and switches stamp with CLOCK_MONOTONIC).
 
@@ -11,7 +11,7 @@ RNICs and switches stamp with CLOCK_MONOTONIC).
     bytes/packets: the switch's port counters (BMv2: the kernel's, same interface)
     utilisation per sample = (bytes + 24 * packets) * 8 / (rate * interval)   (wire overhead)
                              from the kernel samples (else the switch samples)
-    flows' uplinks: computed by the leaf program, checked on the ports' bytes (mininet_uplinks)
+    flows' uplinks: computed by the leaf program, checked on the ports' bytes (mininet.uplinks)
 """
 
 from __future__ import annotations
@@ -32,8 +32,8 @@ from emulator.measure.results import (
     RunResult,
     Totals,
 )
-from emulator.runtime.mininet_sampler import KernelSeries
-from emulator.runtime.mininet_uplinks import CliChange, UplinkPredictor, assign_uplinks
+from emulator.runtime.mininet.sampler import KernelSeries
+from emulator.runtime.mininet.uplinks import CliChange, UplinkPredictor, assign_uplinks
 from emulator.runtime.result_parts import finished_meta, numeric
 from emulator.topology import ResolvedTopology
 
@@ -266,7 +266,7 @@ def build_result(
     measured: Mapping[tuple[str, int], Mapping[str, int]] | None = None,
 ) -> RunResult:
     """Assemble the RunResult of a Mininet run. FlowResult.uplinks: ``measured`` (bytes per
-    flow and uplink captured on the wire, mininet_capture) when given, else computed by
+    flow and uplink captured on the wire, mininet.capture) when given, else computed by
     ``uplinks`` (the leaf program, labelled "predicted")."""
     hosts = {h: rep.get("counters", {}) for reports in rec.reports for h, rep in reports.items()}
     switches = {sw: _switch_counters(st) for sw, st in rec.final.items()}

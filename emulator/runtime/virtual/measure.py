@@ -19,8 +19,8 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from emulator.runtime.vt_links import LinkDir
-    from emulator.runtime.vt_nodes import SwitchBox
+    from emulator.runtime.virtual.links import LinkDir
+    from emulator.runtime.virtual.nodes import SwitchBox
 
 ROCE_PORT = b"\x12\xb7"  # UDP 4791
 IPV4 = b"\x08\x00"

@@ -28,8 +28,8 @@ from emulator.measure.results import (
 from emulator.runtime.result_parts import P4_COUNTERS, finished_meta, numeric
 
 if TYPE_CHECKING:
-    from emulator.runtime.virtual import VirtualRuntime
-    from emulator.runtime.vt_nodes import SwitchBox
+    from emulator.runtime.virtual.nodes import SwitchBox
+    from emulator.runtime.virtual.runtime import VirtualRuntime
 
 DROP_STATS = ("tail_dropped", "unknown_port", "errors", "assert_failures", "reentry_limit")
 
