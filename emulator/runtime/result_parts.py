@@ -1,7 +1,7 @@
 """RunResult pieces both runtimes assemble the same way (virtual time and Mininet)::
 
     virtual.result.build_result ┐
-                             ├──► P4_COUNTERS, numeric(), finished_meta() ──► RunResult
+                                ├──► P4_COUNTERS, numeric(), finished_meta() ──► RunResult
     mininet.collect ────────────┘
 
 Keeping them here keeps the two runtimes' results comparable key for key.
