@@ -39,8 +39,6 @@ from emulator.topology import spec_to_dict
 
 log = logging.getLogger("fabemu.run")
 
-#: scenario lb names -> the control plane's
-_LB = {"ecmp": "ecmp", "eecmp": "eecmp", "pinning": "pin", "flowlet": "flowlet"}
 
 
 @dataclass
@@ -120,15 +118,16 @@ def choose(sc: Scenario, runtime: str | None, target: str | None) -> Choice:
 
 
 def _fabric_config(sc: Scenario) -> Any:
+    from emulator import vocab
     from emulator.control import FabricConfig, PfcConfig
     from emulator.traffic import qos
 
     sw = sc.switch
     dscp_to_tc = dict(qos.dscp_to_tc_entries())
     if not sw.cts_priority:
-        dscp_to_tc[qos.DSCP_CTS] = qos.TC_BULK
+        dscp_to_tc[vocab.DSCP_CTS] = vocab.TC_BULK
     kwargs: dict[str, Any] = {
-        "lb_mode": _LB[sw.lb],
+        "lb_mode": sw.lb,
         "flowlet_gap_us": sw.flowlet_gap_us,
         "dscp_to_tc": tuple(sorted(dscp_to_tc.items())),
         "pfc": PfcConfig(
@@ -139,7 +138,7 @@ def _fabric_config(sc: Scenario) -> Any:
             mtu=sc.rnic.mtu,
             response_ns=sw.pfc.response_ns,
         ),
-        "ecn_thresholds": ((qos.TC_BULK, sw.ecn.threshold_pkts),) if sw.ecn.enabled else (),
+        "ecn_thresholds": ((vocab.TC_BULK, sw.ecn.threshold_pkts),) if sw.ecn.enabled else (),
         "queue_depth": sw.queue_depth_pkts,
     }
     if sw.hash:

@@ -11,9 +11,8 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from emulator.scenario.training_schema import TrainingJob
+from emulator.vocab import HashAlgo, LbMode
 
-LbMode = Literal["ecmp", "eecmp", "pinning", "flowlet"]
-HashAlgo = Literal["crc16", "crc32"]  # what p4/roce_fabric.p4 computes
 
 
 class _Strict(BaseModel):
@@ -59,7 +58,7 @@ class SwitchSettings(_Strict):
     """The P4 program and its run-time knobs, the same on every switch."""
 
     program: str = "../p4/roce_fabric.p4"
-    lb: LbMode = "ecmp"
+    lb: LbMode = LbMode.ECMP
     #: one algorithm for every switch; None = control-plane default (crc16 leaves, crc32 above)
     hash: HashAlgo | None = None
     flowlet_gap_us: Annotated[int, Field(ge=1)] = 100

@@ -34,8 +34,8 @@ from emulator.errors import UserError
 from emulator.traffic.dcqcn import DcqcnConfig
 from emulator.traffic.qos import TrafficClassPlan
 from emulator.traffic.rnic import Rnic, RnicConfig
-from emulator.traffic.roce import ROCE_UDP_PORT
 from emulator.traffic.workloads import Deployment, workload_from_dict
+from emulator.vocab import UDP_PORT_ROCEV2
 
 ETH_P_ALL = 0x0003
 PACKET_OUTGOING = 4
@@ -131,7 +131,7 @@ def udp_sink(ip: str) -> socket.socket | None:
     try:
         s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
         s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-        s.bind((ip, ROCE_UDP_PORT))
+        s.bind((ip, UDP_PORT_ROCEV2))
     except OSError:
         s.close()
         return None

@@ -42,8 +42,11 @@ from emulator.runtime.mininet.switch import Bmv2Switch, FabemuSwitch, P4ProcessS
 from emulator.runtime.runstate import STATE_ROOT, RunState
 from emulator.runtime.statedir import take_run_lock
 from emulator.topology import ResolvedTopology
+from emulator.vocab import WIRE_OVERHEAD_BYTES
 
-BMV2_FRAME_BYTES = 1024 + 24  # frame + wire overhead used to turn rates into packets/s
+BMV2_FRAME_BYTES = (
+    1024 + WIRE_OVERHEAD_BYTES
+)  # frame + wire overhead used to turn rates into packets/s
 _TARGETS: dict[str, type[P4ProcessSwitch]] = {
     "fabemu": FabemuSwitch,
     "builtin": FabemuSwitch,  # the name RuntimeConfig uses for the built-in target

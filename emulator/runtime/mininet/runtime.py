@@ -31,7 +31,7 @@ from emulator.runtime.mininet.fabric import MininetFabric, workload_hosts
 from emulator.runtime.mininet.sampler import KernelSampler
 from emulator.runtime.mininet.uplinks import CliChange, UplinkPredictor
 from emulator.runtime.result_parts import P4_COUNTERS
-from emulator.traffic.qos import DSCP_BULK
+from emulator.vocab import DSCP_BULK
 
 MIN_SAMPLE_NS = 200_000_000  # counter polling costs the switches CPU: at most 5 per second
 START_DELAY_NS = 1_000_000_000  # RNIC processes start their ranks together after this

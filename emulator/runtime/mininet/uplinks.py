@@ -32,9 +32,9 @@ from emulator.topology import ResolvedTopology
 from emulator.traffic.connection import QP_SLOTS
 from emulator.traffic.framing import RoceV2Framing
 from emulator.traffic.opcodes import RC_RDMA_WRITE_MIDDLE
-from emulator.traffic.qos import DSCP_BULK
 from emulator.traffic.roce import encode_transport
 from emulator.traffic.seeding import flow_sport
+from emulator.vocab import DSCP_BULK
 
 IDLE_SHARE = 0.05  # an uplink predicted idle may carry this share of the bytes (ACKs, CTS)
 PROBE_PAYLOAD = 1024  # payload of the probe data frame (the hash ignores it)
