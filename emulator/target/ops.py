@@ -165,6 +165,19 @@ class MirroringAdd:
 
 
 @dataclass(frozen=True)
+class RegisterWrite:
+    """Write one register cell."""
+
+    register: str
+    index: int
+    value: int
+
+    def cli(self) -> str:
+        """The simple_switch_CLI line."""
+        return f"register_write {self.register} {self.index} {self.value}"
+
+
+@dataclass(frozen=True)
 class SetQueueDepth:
     """Queue depth in packets (every queue, a port's, or one queue)."""
 
@@ -206,6 +219,7 @@ SwitchOp = (
     | RemoveMember
     | AddWithGroup
     | MirroringAdd
+    | RegisterWrite
     | SetQueueDepth
     | SetQueueRate
 )
@@ -298,12 +312,23 @@ def apply_op(sw: Switch, op: SwitchOp, names: RuntimeCli | None = None) -> None:
         table.add(match, None, (), 0, table.profile.group(op.group))
     elif isinstance(op, MirroringAdd):
         sw.mirror[_int(op.session, 15, "mirror id")] = (_int(op.port, 9, "egress port"), None)
+    elif isinstance(op, RegisterWrite):
+        _register_write(sw, op)
     elif isinstance(op, SetQueueDepth):
         sw.tm.set_queue_depth(op.depth, op.port, op.priority)
     elif isinstance(op, SetQueueRate):
         sw.tm.set_queue_rate(op.rate_pps, op.port, op.priority)
     else:
         raise CliError(f"not a switch operation: {op!r}")
+
+
+def _register_write(sw: Switch, op: RegisterWrite) -> None:
+    from emulator.target.runtime_cli_state import resolve
+
+    reg = resolve(sw.registers, op.register, "register")
+    if not 0 <= op.index < reg.size:
+        raise CliError(f"register {reg.name}: index {op.index} out of range (size {reg.size})")
+    reg.values[op.index] = _int(op.value, reg.width, f"register {reg.name} value")
 
 
 def apply_ops(sw: Switch, ops: Iterable[SwitchOp], where: str = "switch") -> None:

@@ -49,7 +49,9 @@ MIRRORED = [
 
 
 @pytest.mark.parametrize(("p4_name", "consts", "value"), MIRRORED, ids=[m[0] for m in MIRRORED])
-def test_vocabulary_equals_the_p4_constant(p4_name: str, consts: dict[str, int], value: int) -> None:
+def test_vocabulary_equals_the_p4_constant(
+    p4_name: str, consts: dict[str, int], value: int
+) -> None:
     assert p4_name in consts, f"{p4_name} is not a constant of the P4 program any more"
     assert consts[p4_name] == int(value), f"{p4_name}: P4 {consts[p4_name]}, Python {value}"
 

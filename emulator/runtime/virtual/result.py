@@ -121,7 +121,7 @@ def build_result(rt: VirtualRuntime, meta: RunMeta) -> RunResult:
     now = rt.engine.now
     rt.sampler.sample(now)
     nics = {name: hb.nic for name, hb in rt.hosts.items()}
-    used = [h.name for h in rt.config.topo.hosts if h.name in rt.workload_hosts]
+    used = [h.name for h in rt.plan.topo.hosts if h.name in rt.workload_hosts]
     counters = {h: nics[h].counters.as_dict() for h in used}
     switches = {name: _switch_counters(rt, box) for name, box in rt.boxes.items()}
     if rt.credits is not None:  # InfiniBand VL credits: stalls per sending node
