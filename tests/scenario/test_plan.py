@@ -24,8 +24,12 @@ TOPO = resolve(load_clos("two_rack_4spine"))  # racks: h0..h3 on rtsw0, h4..h7 o
 
 def _sc(workload: dict[str, Any], **more: Any) -> Scenario:
     return Scenario.model_validate(
-        {"name": "t", "topology": str(ROOT / "topologies" / "two_rack_4spine.yaml"),
-         "workload": workload, **more}  # fmt: skip
+        {
+            "name": "t",
+            "topology": str(ROOT / "topologies" / "two_rack_4spine.yaml"),
+            "workload": workload,
+            **more,
+        }
     )
 
 
