@@ -20,7 +20,7 @@ from collections.abc import Callable
 from operator import itemgetter
 from typing import Any
 
-from emulator.target import codegen, parser, primitives
+from emulator.target import codegen, packet_parser, primitives
 from emulator.target.externs import CounterArray, MeterArray, RegisterArray
 from emulator.target.flowlazy import (
     Lazy,
@@ -57,12 +57,12 @@ _KNOWN_FUNCS = {
     primitives._push,
     primitives._pop,
     primitives._log_msg,
-    parser.extract_vl,
-    parser.emit_vl,
+    packet_parser.extract_vl,
+    packet_parser.emit_vl,
     int.from_bytes,
 }
 _PLAIN = (int, str, bytes, bool, tuple, frozenset, type(None), type, HeaderInfo, StackInfo)
-_STATEFUL = (RegisterArray, CounterArray, MeterArray, parser.Calculation, parser.Deparser)
+_STATEFUL = (RegisterArray, CounterArray, MeterArray, packet_parser.Calculation, packet_parser.Deparser)
 
 
 def enabled_by_env() -> bool:

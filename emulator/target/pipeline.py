@@ -13,7 +13,7 @@ from typing import Any
 from emulator.target.codegen import CodeGen, hexint
 from emulator.target.errors import ProgramError
 from emulator.target.externs import CounterArray, Meter, MeterArray, RegisterArray
-from emulator.target.parser import Calculation, Checksums, Deparser, Parser
+from emulator.target.packet_parser import Calculation, Checksums, Deparser, Parser
 from emulator.target.primitives import ActionCompiler, ActionEnv
 from emulator.target.program import Layout, load_json, need
 from emulator.target.tables import ActionProfile, ActionSpec, Entry, KeyField, Table

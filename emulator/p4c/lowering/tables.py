@@ -5,12 +5,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from emulator.p4c import ast as A
-from emulator.p4c import types as T
 from emulator.p4c.diagnostics import CompileError, Pos
-from emulator.p4c.env import source_info
-from emulator.p4c.exprs import Ctx, coerce, const_int, expr_text, lower, scalar
-from emulator.p4c.values import RV, Const, ObjRef, hexstr, mask
+from emulator.p4c.frontend import ast as A
+from emulator.p4c.frontend import types as T
+from emulator.p4c.frontend.ast import expr_text
+from emulator.p4c.frontend.env import source_info
+from emulator.p4c.frontend.values import RV, Const, ObjRef, hexstr, mask
+from emulator.p4c.lowering.context import Ctx
+from emulator.p4c.lowering.exprs import coerce, const_int, lower, scalar
 
 MATCH_RANK = {"exact": 0, "lpm": 1, "ternary": 2, "range": 3}
 

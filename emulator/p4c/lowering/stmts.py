@@ -8,12 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from emulator.p4c import ast as A
-from emulator.p4c import types as T
-from emulator.p4c.decls import resolve_type
 from emulator.p4c.diagnostics import CompileError, Pos
-from emulator.p4c.exprs import Ctx, coerce, const_eval, const_int, lower, scalar
-from emulator.p4c.values import (
+from emulator.p4c.frontend import ast as A
+from emulator.p4c.frontend import types as T
+from emulator.p4c.frontend.decls import resolve_type
+from emulator.p4c.frontend.values import (
     RV,
     Const,
     HeaderRef,
@@ -29,16 +28,18 @@ from emulator.p4c.values import (
     to_bool,
     to_data,
 )  # fmt: skip
+from emulator.p4c.lowering.context import Ctx
+from emulator.p4c.lowering.exprs import coerce, const_eval, const_int, lower, scalar
 
 
 def lower_block(stmts: tuple[A.Stmt, ...] | list[A.Stmt], ctx: Ctx) -> None:
     """Lower statements in order into ``ctx.prims``; returns are patched to jump to the end."""
     returns: list[int] = []
-    ctx_returns = getattr(ctx, "returns", None)
-    ctx.returns = returns  # type: ignore[attr-defined]
+    ctx_returns = ctx.returns
+    ctx.returns = returns
     for s in stmts:
         lower_stmt(s, ctx)
-    ctx.returns = ctx_returns  # type: ignore[attr-defined]
+    ctx.returns = ctx_returns
     end = len(ctx.prims)
     for i in returns:
         ctx.prims[i]["parameters"] = [hexv(end)]
@@ -71,12 +72,12 @@ def lower_stmt(s: A.Stmt, ctx: Ctx) -> None:
     elif isinstance(s, A.Exit):
         ctx.emit("exit", [], s.pos)
     elif isinstance(s, A.Return):
-        result = getattr(ctx, "func_result", None)
+        result = ctx.func_result
         if s.value is not None:
             if result is None:
                 raise CompileError(s.pos, "return with a value is only allowed in functions")
             assign_value(result, lower(s.value, ctx, result.type), ctx, s.value.pos)
-        rets = getattr(ctx, "returns", None)
+        rets = ctx.returns
         if rets is None:
             raise CompileError(s.pos, "return is not allowed here")
         rets.append(len(ctx.prims))
@@ -162,7 +163,7 @@ def assign_value(target: Value, v: Value, ctx: Ctx, pos: Pos, lpos: Pos | None =
                 )
             ctx.emit("add_header", [target.json()], pos)
             for (fname, _), item in zip(target.type.fields, v.items, strict=True):
-                from emulator.p4c.exprs import member
+                from emulator.p4c.lowering.exprs import member
 
                 assign_value(member(target, fname, pos, ctx), item, ctx, pos)
             return
