@@ -106,25 +106,40 @@ def assemble(obs: RunObservations, meta: RunMeta) -> RunResult:
     totals, cons = _totals(obs, obs.hosts, switches)
     return RunResult(
         meta=finished_meta(meta, obs.end_ns, obs.incomplete),
-        flows=[FlowResult.from_record(f.record, list(f.uplinks), f.uplinks_source)
-               for f in obs.flows],  # fmt: skip
+        flows=[
+            FlowResult.from_record(f.record, list(f.uplinks), f.uplinks_source) for f in obs.flows
+        ],
         collectives=[CollectiveResult.from_record(c) for c in obs.collectives],
         links=[
             LinkSeries(
-                src=ln.src, src_port=ln.src_port, dst=ln.dst, dst_port=ln.dst_port,
-                kind=ln.kind, up=ln.up, rate_bps=ln.rate_bps, bytes=ln.bytes,
-                packets=ln.packets, t_ns=list(ln.t_ns), utilisation=list(ln.utilisation),
+                src=ln.src,
+                src_port=ln.src_port,
+                dst=ln.dst,
+                dst_port=ln.dst_port,
+                kind=ln.kind,
+                up=ln.up,
+                rate_bps=ln.rate_bps,
+                bytes=ln.bytes,
+                packets=ln.packets,
+                t_ns=list(ln.t_ns),
+                utilisation=list(ln.utilisation),
             )
             for ln in obs.links
-        ],  # fmt: skip
+        ],
         queues=[
             QueueSeries(
-                switch=q.switch, port=q.port, priority=q.priority, t_ns=list(q.t_ns),
-                depth=list(q.depth), max_depth=q.max_depth, enqueued=q.enqueued,
-                dequeued=q.dequeued, dropped=q.dropped,
+                switch=q.switch,
+                port=q.port,
+                priority=q.priority,
+                t_ns=list(q.t_ns),
+                depth=list(q.depth),
+                max_depth=q.max_depth,
+                enqueued=q.enqueued,
+                dequeued=q.dequeued,
+                dropped=q.dropped,
             )
             for q in obs.queues
-        ],  # fmt: skip
+        ],
         pauses=[
             PauseEvent(t_ns=p.t_ns, node=p.node, port=p.port, priority=p.priority, quanta=p.quanta)
             for p in obs.pauses

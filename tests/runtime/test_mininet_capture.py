@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import struct
-from pathlib import Path
-
 from dataclasses import replace
+from pathlib import Path
 
 from emulator.measure.flowid import FlowId
 from emulator.measure.flows import FlowRecord

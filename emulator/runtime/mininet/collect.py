@@ -219,7 +219,9 @@ def _switches(topo: ResolvedTopology, rec: RunRecord) -> list[SwitchObs]:
     out = []
     for sw, c in switches.items():
         c["pfc_rx"] = pfc_rx.get(sw, 0.0)
-        queued = sum(int(q.get("depth", 0)) for q in rec.final.get(sw, {}).get("queues", {}).values())
+        queued = sum(
+            int(q.get("depth", 0)) for q in rec.final.get(sw, {}).get("queues", {}).values()
+        )
         out.append(SwitchObs(sw, c, queued=queued))  # PFC frames consumed: not seen, bounded
     return out
 
