@@ -51,7 +51,7 @@ BMV2_FRAME_BYTES = (
 )  # frame + wire overhead used to turn rates into packets/s
 _TARGETS: dict[str, type[P4ProcessSwitch]] = {
     "fabemu": FabemuSwitch,
-    "builtin": FabemuSwitch,  # the name RuntimeConfig uses for the built-in target
+    "builtin": FabemuSwitch,  # the name a RunPlan uses for the built-in target
     "bmv2": Bmv2Switch,
 }
 RUN_LOCK = "mininet.lock"  # in STATE_ROOT: one Mininet run at a time on this machine

@@ -32,14 +32,15 @@ from typing import Any
 
 from emulator.control.live import LinkEvent, LinkEventSink
 from emulator.errors import UserError
+from emulator.measure.assemble import assemble
+from emulator.measure.observations import P4_COUNTERS
 from emulator.measure.results import RunMeta, RunResult
 from emulator.plan.spec import RunPlan
 from emulator.runtime.mininet.capture import UplinkCapture
-from emulator.runtime.mininet.collect import RunRecord, Sample, build_result, kernel_counters
+from emulator.runtime.mininet.collect import RunRecord, Sample, kernel_counters, observations
 from emulator.runtime.mininet.fabric import MininetFabric
 from emulator.runtime.mininet.sampler import KernelSampler
 from emulator.runtime.mininet.uplinks import CliChange, UplinkPredictor
-from emulator.runtime.result_parts import P4_COUNTERS
 from emulator.target.ops import SwitchOp, command_ops
 from emulator.traffic.workloads import workload_from_dict
 
@@ -325,6 +326,5 @@ class MininetRuntime:
         if self._capture is not None:
             self._capture.stop()  # the RNICs are done: every frame is on the wire
             measured = self._capture.measure()
-        return build_result(
-            self.plan.topo, rec, meta, incomplete, self._predictor(), measured=measured
-        )
+        obs = observations(self.plan.topo, rec, incomplete, self._predictor(), measured=measured)
+        return assemble(obs, meta)

@@ -17,8 +17,8 @@ faster than real time for small fabrics.
 
     Engine (virtual.engine) ── clock ──► every Switch / TM / Rnic
       │ events: link arrivals, transmitter wake-ups, samples, scheduled callables
-    HostBox (Rnic) ─LinkDir─► SwitchBox (Switch + CountingTM) ─LinkDir─► ... ─► HostBox
-    Ledger + Sampler (virtual.measure) ──► virtual.result.build_result ──► RunResult
+    HostBox (Rnic) ─LinkDir─► SwitchBox (Switch, TM, QueueWatch) ─LinkDir─► ... ─► HostBox
+    Ledger + Sampler (virtual.measure) ──► virtual.observe ──► measure.assemble ──► RunResult
 
 Time is integer ns since ``start()``. Each link direction serialises a frame in
 ``(len + 24) * 8 / rate`` then propagates it for ``delay_ns``.
@@ -34,6 +34,7 @@ from typing import Any
 
 from emulator.control.live import LinkEvent, LinkEventSink
 from emulator.errors import UserError
+from emulator.measure.assemble import assemble
 from emulator.measure.results import RunMeta, RunResult
 from emulator.plan.compat import incompatibility
 from emulator.plan.spec import RunPlan
@@ -41,7 +42,7 @@ from emulator.runtime.virtual.engine import Engine
 from emulator.runtime.virtual.links import LinkDir
 from emulator.runtime.virtual.measure import Ledger, Sampler
 from emulator.runtime.virtual.nodes import HostBox, SwitchBox
-from emulator.runtime.virtual.result import build_result
+from emulator.runtime.virtual.observe import observe
 from emulator.target.ops import SwitchOp, apply_ops, command_ops
 from emulator.target.pcap import PcapWriter
 from emulator.traffic.endpoints import build_rnics
@@ -367,4 +368,4 @@ class VirtualRuntime:
             return RunResult(
                 meta=meta.model_copy(update={"complete": False, "incomplete_reason": reason})
             )
-        return build_result(self, meta)
+        return assemble(observe(self), meta)
