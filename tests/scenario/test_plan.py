@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from emulator.control import FabricController
 from emulator.errors import UserError
 from emulator.plan.build import build_plan, rnic_config
 from emulator.plan.workload import workload_mapping
@@ -122,3 +123,29 @@ def test_incompatible_runtime_is_refused_once_for_all_callers() -> None:
         build_plan(sc, "x.yaml", "virtual", "bmv2")
     with pytest.raises(ValueError, match="cannot run in the 'virtual' runtime"):
         _sc({"kind": "allreduce", "ranks": 2}, target="bmv2", runtime="virtual")
+
+
+def test_bad_control_settings_name_the_key() -> None:
+    from emulator.scenario.load import load_scenario
+
+    with pytest.raises(UserError, match=r"switch\.control\.detection_delay_us"):
+        load_scenario(SCENARIO_FILE, {"switch.control.detection_delay_us": -1})
+    with pytest.raises(UserError, match=r"switch\.control\.hold_down"):
+        load_scenario(SCENARIO_FILE, {"switch.control.hold_down": 1})
+
+
+def test_pfc_thresholds_have_one_source_of_truth() -> None:
+    """Left out of a scenario, the thresholds a run uses are the control plane's derivation,
+    the same as a bare FabricController's (no second default anywhere)."""
+    from emulator.control import PfcConfig
+    from emulator.scenario.schema import PfcSettings
+
+    assert (PfcSettings().xoff_pkts, PfcSettings().xon_pkts) == (None, None)
+    assert (PfcConfig().xoff, PfcConfig().xon) == (None, None)
+    sc = _sc({"kind": "allreduce", "ranks": 2}, switch={"lb": "eecmp"})
+    plan = build_plan(sc, SCENARIO_FILE)
+    assert plan.controller is not None
+    bare = FabricController(TOPO).config.pfc
+    used = plan.controller.fabric.config.pfc
+    assert (used.xoff, used.xon, used.quanta) == (bare.xoff, bare.xon, bare.quanta)
+    assert used.xoff is not None and used.xon is not None and used.xon < used.xoff
