@@ -42,6 +42,19 @@ class LinkEventSink(Protocol):
         """Called by the runtime as the link changes, at the runtime's clock."""
 
 
+class LinkEventSource:
+    """Mixin for runtimes: keeps the link-event subscribers and publishes to them."""
+
+    def subscribe(self, sink: LinkEventSink) -> None:
+        """Tell ``sink`` about every link change (``fail_link`` / ``restore_link``)."""
+        self.__dict__.setdefault("_link_sinks", []).append(sink)
+
+    def publish_link_event(self, event: LinkEvent) -> None:
+        """Hand ``event`` to every subscriber, in subscription order."""
+        for sink in self.__dict__.get("_link_sinks", ()):
+            sink.on_link_event(event)
+
+
 class ControlChannel(Protocol):
     """What a runtime offers its control plane: a clock to wait on, switches to program."""
 
@@ -50,6 +63,9 @@ class ControlChannel(Protocol):
 
     def apply_ops(self, switch: str, ops: Sequence[SwitchOp]) -> None:
         """Apply runtime operations to a running switch."""
+
+    def subscribe(self, sink: LinkEventSink) -> None:
+        """Tell ``sink`` about every link change from now on."""
 
 
 @dataclass(frozen=True)
@@ -78,8 +94,10 @@ class LiveController:
     _channel: ControlChannel | None = None
 
     def attach(self, channel: ControlChannel) -> None:
-        """Install repairs through ``channel`` from now on (the runtime calls this at start)."""
+        """Hear ``channel``'s link events and install repairs through it from now on (a
+        runtime calls this at start)."""
         self._channel = channel
+        channel.subscribe(self)
 
     def on_link_event(self, event: LinkEvent) -> None:
         """Schedule the repair ``detection_delay_ns`` after the event."""

@@ -113,6 +113,9 @@ class FakeChannel:
     def apply_ops(self, switch: str, ops: Sequence[SwitchOp]) -> None:
         self.applied.append((switch, ops))
 
+    def subscribe(self, sink: Any) -> None:
+        self.sink = sink
+
     def run_all(self) -> None:
         for _, fn in sorted(self.calls, key=lambda c: c[0]):
             fn()
@@ -123,6 +126,7 @@ def _live(delay: int = 500) -> tuple[LiveController, FakeChannel]:
     live = LiveController(FabricController(topology("two_rack_4spine")), delay)
     channel = FakeChannel()
     live.attach(channel)
+    assert channel.sink is live
     return live, channel
 
 

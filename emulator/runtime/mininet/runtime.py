@@ -30,7 +30,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from emulator.control.live import LinkEvent, LinkEventSink
+from emulator.control.live import LinkEvent, LinkEventSource
 from emulator.errors import UserError
 from emulator.measure.assemble import assemble
 from emulator.measure.observations import P4_COUNTERS
@@ -52,7 +52,7 @@ PROCESS_MARGIN_S = 600.0  # bound on an RNIC process beyond the first run() hori
 CONN_IDS_PER_WORKLOAD = 4096
 
 
-class MininetRuntime:
+class MininetRuntime(LinkEventSource):
     """Mininet hosts + switch processes, RNIC processes per workload, a RunResult."""
 
     name = "mininet"
@@ -72,7 +72,6 @@ class MininetRuntime:
         )
         #: the RNIC settings as the rnic_process JSON config carries them
         self.rnic: dict[str, Any] = dataclasses.asdict(plan.rnic)
-        self._sinks: list[LinkEventSink] = []
         self._timers: list[threading.Timer] = []
         self.workloads: list[dict[str, Any]] = []
         self._procs: list[dict[str, subprocess.Popen[bytes]]] = []
@@ -102,7 +101,6 @@ class MininetRuntime:
         self._start_capture()
         if self.plan.controller is not None:
             self.plan.controller.attach(self)
-            self.subscribe(self.plan.controller)
 
     def _start_capture(self) -> None:
         """tcpdump on the leaf uplinks, so each flow's uplinks are measured (mininet.capture)."""
@@ -234,7 +232,7 @@ class MininetRuntime:
         assert self._rec is not None
         now = self._now()
         self._rec.events.append(f"t={now} fail_link {a} {b} ({n} link(s))")
-        self._publish(LinkEvent(a, b, False, now))
+        self.publish_link_event(LinkEvent(a, b, False, now))
 
     def restore_link(self, a: str, b: str) -> None:
         """Bring the link(s) between ``a`` and ``b`` back up."""
@@ -242,15 +240,7 @@ class MininetRuntime:
         assert self._rec is not None
         now = self._now()
         self._rec.events.append(f"t={now} restore_link {a} {b} ({n} link(s))")
-        self._publish(LinkEvent(a, b, True, now))
-
-    def subscribe(self, sink: LinkEventSink) -> None:
-        """Tell ``sink`` about every link change (``fail_link`` / ``restore_link``)."""
-        self._sinks.append(sink)
-
-    def _publish(self, event: LinkEvent) -> None:
-        for sink in self._sinks:
-            sink.on_link_event(event)
+        self.publish_link_event(LinkEvent(a, b, True, now))
 
     def call_at(self, t_ns: int, fn: Callable[[], None]) -> None:
         """``fn()`` at run time ``t_ns`` (wall clock), from a timer thread; now if past."""

@@ -32,7 +32,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from emulator.control.live import LinkEvent, LinkEventSink
+from emulator.control.live import LinkEvent, LinkEventSource
 from emulator.errors import UserError
 from emulator.measure.assemble import assemble
 from emulator.measure.results import RunMeta, RunResult
@@ -52,14 +52,13 @@ SWITCH_SEED_STRIDE = 1009  # switch seed = run seed * stride + device id
 PCAP_FLUSH_EVERY = 256
 
 
-class VirtualRuntime:
+class VirtualRuntime(LinkEventSource):
     """A whole fabric in one process under a discrete-event clock."""
 
     name = "virtual"
 
     def __init__(self, plan: RunPlan) -> None:
         self.plan = plan
-        self._sinks: list[LinkEventSink] = []
         self.engine = Engine()
         self.ledger = Ledger()
         self.boxes: dict[str, SwitchBox] = {}
@@ -129,7 +128,6 @@ class VirtualRuntime:
         self._started = True
         if plan.controller is not None:
             plan.controller.attach(self)
-            self.subscribe(plan.controller)
         for w in self._pending:
             self._deploy(w)
         self._pending.clear()
@@ -302,7 +300,7 @@ class VirtualRuntime:
         for d in dirs:
             d.fail()
         self.events.append(f"t={self.engine.now} fail_link {a} {b} ({len(dirs) // 2} link(s))")
-        self._publish(LinkEvent(a, b, False, self.engine.now))
+        self.publish_link_event(LinkEvent(a, b, False, self.engine.now))
 
     def restore_link(self, a: str, b: str) -> None:
         """Bring the link(s) between ``a`` and ``b`` back up."""
@@ -316,15 +314,7 @@ class VirtualRuntime:
             else:
                 self.hosts[d.src].kick(now)
         self.events.append(f"t={now} restore_link {a} {b} ({len(dirs) // 2} link(s))")
-        self._publish(LinkEvent(a, b, True, now))
-
-    def subscribe(self, sink: LinkEventSink) -> None:
-        """Tell ``sink`` about every link change (``fail_link`` / ``restore_link``)."""
-        self._sinks.append(sink)
-
-    def _publish(self, event: LinkEvent) -> None:
-        for sink in self._sinks:
-            sink.on_link_event(event)
+        self.publish_link_event(LinkEvent(a, b, True, now))
 
     def apply_ops(self, switch: str, ops: Sequence[SwitchOp]) -> None:
         """Apply typed runtime operations to a switch now (a control-plane repair)."""
