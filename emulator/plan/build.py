@@ -24,10 +24,13 @@ from emulator.plan.spec import RunOptions, RunPlan, WorkloadPlan
 from emulator.plan.workload import workload_mapping
 from emulator.scenario.load import resolve_path
 from emulator.scenario.schema import Scenario
+from emulator.scenario.training_run import build_job
 from emulator.target.ops import SetQueueRate, SwitchOp
-from emulator.topology import ResolvedTopology
+from emulator.topology import ResolvedTopology, load_clos, resolve
 from emulator.traffic.qos import dscp_to_tc_entries
 from emulator.traffic.rnic import RnicConfig
+from emulator.traffic.rnic_process import rnic_config_from_dict
+from emulator.traffic.workloads import workload_from_dict
 from emulator.vocab import DSCP_CTS, TC_BULK
 
 log = logging.getLogger("fabemu.plan")
@@ -70,8 +73,6 @@ def fabric_config(sc: Scenario) -> FabricConfig:
 
 def rnic_config(sc: Scenario, topo: ResolvedTopology) -> RnicConfig:
     """The RNICs' settings: the scenario's ``rnic:`` section at the hosts' link rate."""
-    from emulator.traffic.rnic_process import rnic_config_from_dict
-
     host_rate = min((h.port.rate_bps for h in topo.hosts), default=10e9)
     return rnic_config_from_dict(sc.rnic.model_dump() | {"link_bps": host_rate}, "rnic")
 
@@ -86,8 +87,6 @@ def build_plan(
     pcap_dir: str | None = None,
 ) -> RunPlan:
     """Everything the run of ``sc`` (the file at ``path``) needs, resolved once."""
-    from emulator.topology import load_clos, resolve
-
     tgt = target or sc.target
     problem = incompatibility(sc.fabric, tgt, runtime, sc.workload.kind)
     if problem:
@@ -106,7 +105,7 @@ def build_plan(
     if sc.fabric == "ib":
         with at_key(path, "ib"):
             return _ib_plan(sc, path, topo, tgt, options, rnic, workload)
-    from emulator.p4c import compile_file
+    from emulator.p4c import compile_file  # imported when a run needs it (CLI start-up)
 
     with at_key(path, "switch.program"):
         program = compile_file(resolve_path(Path(path), sc.switch.program))
@@ -133,11 +132,7 @@ def build_plan(
 
 def _workload(sc: Scenario, topo: ResolvedTopology, path: Path | str) -> WorkloadPlan:
     """The workload mapping and its hosts, or a training step's placed job."""
-    from emulator.traffic.workloads import workload_from_dict
-
     if sc.workload.kind == "training_step":
-        from emulator.scenario.training_run import build_job
-
         job = build_job(sc, topo, path)
         return WorkloadPlan({}, frozenset(), job)
     with at_key(path, "workload"):

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from emulator.control.live import LiveController
+from emulator.errors import UserError
 from emulator.target.ops import SwitchOp
 from emulator.topology import ResolvedTopology
 from emulator.traffic.rnic import RnicConfig
@@ -67,8 +68,6 @@ class RunPlan:
     credits: Any = None
 
     def __post_init__(self) -> None:
-        from emulator.errors import UserError
-
         missing = [s.name for s in self.topo.switches if s.name not in self.programs]
         if missing:
             raise UserError(f"run plan: no P4 program for switch(es) {', '.join(missing)}")

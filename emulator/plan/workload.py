@@ -11,12 +11,13 @@ from typing import Any
 from emulator.errors import UserError
 from emulator.scenario.schema import Scenario
 from emulator.topology import ResolvedTopology
+from emulator.traffic.endpoints import racks
+from emulator.traffic.seeding import rng
+from emulator.traffic.workloads import place
 
 
 def shuffled_pairs(pairs: list[list[str]], seed: int) -> list[list[str]]:
     """``pairs`` with their destinations in a random order drawn from ``seed``."""
-    from emulator.traffic.seeding import rng
-
     dsts = [p[1] for p in pairs]
     rng(seed, "placement").shuffle(dsts)
     return [[p[0], d] for p, d in zip(pairs, dsts)]
@@ -24,9 +25,6 @@ def shuffled_pairs(pairs: list[list[str]], seed: int) -> list[list[str]]:
 
 def workload_mapping(sc: Scenario, topo: ResolvedTopology) -> dict[str, Any]:
     """The scenario's workload as a ``workload_from_dict`` mapping (hosts placed)."""
-    from emulator.traffic.endpoints import racks
-    from emulator.traffic.workloads import place
-
     w = sc.workload
     out: dict[str, Any] = {"kind": w.kind, "size_bytes": w.size_bytes, "num_qps": w.num_qps}
     if w.kind == "fat_flows":

@@ -17,11 +17,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from emulator.target.errors import CliError
+from emulator.target.runtime_cli import RuntimeCli
+from emulator.target.runtime_cli_state import resolve
+from emulator.target.tables import ActionSpec, Entry, KeyField
 
 if TYPE_CHECKING:
-    from emulator.target.runtime_cli import RuntimeCli
     from emulator.target.switch import Switch
-    from emulator.target.tables import ActionSpec, KeyField
 
 
 @dataclass(frozen=True)
@@ -278,9 +279,6 @@ def apply_op(sw: Switch, op: SwitchOp, names: RuntimeCli | None = None) -> None:
 
     ``names`` resolves table/action/profile names as the CLI does (full or dotted suffix).
     """
-    from emulator.target.runtime_cli import RuntimeCli
-    from emulator.target.tables import Entry
-
     names = names or RuntimeCli(sw)
     sw.flush_caches()
     if isinstance(op, Comment):
@@ -295,15 +293,15 @@ def apply_op(sw: Switch, op: SwitchOp, names: RuntimeCli | None = None) -> None:
         match = [_key(v, kf) for v, kf in zip(op.keys, table.keys, strict=True)]
         table.add(match, action, _data(action, op.params))
     elif isinstance(op, CreateMember):
-        prof = names._prof_of(op.profile)
-        action = names._prof_action(prof, op.action)
+        prof = names.profile_of(op.profile)
+        action = names.profile_action(prof, op.action)
         _expect("member", prof.create_member(action, _data(action, op.params)), op.handle)
     elif isinstance(op, CreateGroup):
-        _expect("group", names._prof_of(op.profile).create_group(), op.handle)
+        _expect("group", names.profile_of(op.profile).create_group(), op.handle)
     elif isinstance(op, AddMember):
-        names._prof_of(op.profile).add_to_group(op.member, op.group)
+        names.profile_of(op.profile).add_to_group(op.member, op.group)
     elif isinstance(op, RemoveMember):
-        names._prof_of(op.profile).remove_from_group(op.member, op.group)
+        names.profile_of(op.profile).remove_from_group(op.member, op.group)
     elif isinstance(op, AddWithGroup):
         table = names.table(op.table)
         if table.profile is None:
@@ -323,8 +321,6 @@ def apply_op(sw: Switch, op: SwitchOp, names: RuntimeCli | None = None) -> None:
 
 
 def _register_write(sw: Switch, op: RegisterWrite) -> None:
-    from emulator.target.runtime_cli_state import resolve
-
     reg = resolve(sw.registers, op.register, "register")
     if not 0 <= op.index < reg.size:
         raise CliError(f"register {reg.name}: index {op.index} out of range (size {reg.size})")
@@ -333,8 +329,6 @@ def _register_write(sw: Switch, op: RegisterWrite) -> None:
 
 def apply_ops(sw: Switch, ops: Iterable[SwitchOp], where: str = "switch") -> None:
     """Run ``ops`` in order on ``sw``; a refusal names the switch and the operation."""
-    from emulator.target.runtime_cli import RuntimeCli
-
     names = RuntimeCli(sw)
     for number, op in enumerate(command_ops(ops), 1):
         try:
