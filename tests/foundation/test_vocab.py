@@ -9,6 +9,8 @@ import pytest
 
 from emulator import vocab
 from emulator.control import names
+from emulator.ib import commands as ib_commands
+from emulator.ib import headers as ib_headers
 from emulator.vocab import EtherType, HashAlgo, LbMode, MacControlOpcode, Role
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -45,6 +47,11 @@ MIRRORED = [
     ("PFC_MIRROR_BASE", ROCE, vocab.PFC_MIRROR_BASE),
     ("DROP_PORT", ROCE, vocab.DROP_PORT),
     ("ETHERTYPE_IB_SHIM", IB, EtherType.IB_SHIM),
+    # the IB fabric's own numbers, mirrored where the IB layer uses them
+    ("ETHERTYPE_IB_SHIM", IB, ib_headers.ETHERTYPE_IB_SHIM),
+    ("LNH_IBA_LOCAL", IB, ib_headers.LNH_IBA_LOCAL),
+    ("AR_MAX", IB, ib_commands.AR_MAX),
+    ("IB_LIDS", IB, ib_commands.IB_LIDS),
 ]
 
 
