@@ -36,7 +36,10 @@ from emulator.target.pcap import PcapWriter
 from emulator.target.program import load_json
 from emulator.target.rawport import RawPort
 from emulator.target.tm import TrafficManager
+from emulator.vocab import EtherType
 from emulator.vocab.pfc import decode_pfc
+
+_MAC_CONTROL = EtherType.MAC_CONTROL.to_bytes(2, "big")
 
 HELP = "Run a P4 program (BMv2 JSON) on the built-in target, simple_switch-compatible."
 RX_BATCH = 64  # frames read per socket per wake-up
@@ -227,7 +230,7 @@ class SwitchProcess:
         pcap = self.pcaps.get((rp.port, "out"))
         if pcap:
             pcap.write(frame)
-        if frame[12:14] == b"\x88\x08":
+        if frame[12:14] == _MAC_CONTROL:
             pfc = decode_pfc(frame)
             if pfc is not None:
                 self.pfc_tx[rp.port] = self.pfc_tx.get(rp.port, 0) + 1

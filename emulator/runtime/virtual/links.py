@@ -25,13 +25,14 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from emulator.traffic.qp import wire_ns
+from emulator.vocab import EtherType
 
 if TYPE_CHECKING:
     from emulator.runtime.virtual.engine import Engine
     from emulator.runtime.virtual.measure import Ledger
     from emulator.target.pcap import PcapWriter
 
-MAC_CONTROL = b"\x88\x08"  # EtherType of PFC / PAUSE frames
+MAC_CONTROL = EtherType.MAC_CONTROL.to_bytes(2, "big")  # PFC / PAUSE frames
 
 Deliver = Callable[[int, bytes, int], None]  # (port, frame, now_ns)
 

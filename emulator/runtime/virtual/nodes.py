@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from emulator.runtime.virtual.links import MAC_CONTROL, LinkDir
 from emulator.target.switch import Switch
 from emulator.target.tm import TrafficManager
+from emulator.vocab import ECN_CE, EtherType
 
 if TYPE_CHECKING:
     from emulator.runtime.virtual.engine import Engine
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
     from emulator.topology import SwitchNode
     from emulator.traffic.rnic import Rnic
 
+_IPV4 = EtherType.IPV4.to_bytes(2, "big")
 MAX_EGRESS_DROPS = 64  # frames one pump may see dropped by egress before yielding
 
 
@@ -227,7 +229,7 @@ class HostBox:
 
     def on_frame(self, port: int, frame: bytes, t: int) -> None:
         """A frame arrived from the leaf."""
-        if frame[12:14] == b"\x08\x00" and frame[15] & 3 == 3:
+        if frame[12:14] == _IPV4 and frame[15] & 3 == ECN_CE:
             self.ledger.ce_delivered += 1
         self.nic.on_frame(frame, t)
         self.kick(t)
