@@ -189,9 +189,4 @@ class Scenario(_Strict):
                 "target 'bmv2' cannot run in the 'virtual' runtime (real simple_switch runs "
                 "in real time); use runtime 'mininet' or target 'builtin'"
             )
-        if self.fabric == "ib" and (self.target == "bmv2" or self.runtime == "mininet"):
-            raise ValueError(
-                "fabric 'ib' runs on the built-in target in the virtual runtime only "
-                "(target 'builtin', runtime 'auto' or 'virtual')"
-            )
         return self

@@ -212,6 +212,9 @@ def _switch_counters(stats: Mapping[str, Any]) -> dict[str, float]:
         c[key] = float(sum(p.get(key, 0) for p in stats.get("ports", {}).values()))
     c["queue_dropped"] = float(sum(q.get("dropped", 0) for q in stats.get("queues", {}).values()))
     c["rx_errors"] = float(stats.get("rx_errors", 0))
+    for key in ("stalls", "stalled_ns"):  # InfiniBand credits (emulator.ib.linkfc)
+        if stats.get("credits"):
+            c[f"credit_{key}"] = float(sum(p[key] for p in stats["credits"].values()))
     return c
 
 
@@ -286,7 +289,7 @@ def build_result(
     )  # fmt: skip
     in_flight = sum(
         int(q.get("depth", 0)) for st in rec.final.values() for q in st.get("queues", {}).values()
-    )
+    ) + sum(int(rep.get("credit_held", 0)) for reps in rec.reports for rep in reps.values())
     cons = conservation(sent, received - pfc_in, drops, in_flight)
     totals = Totals(
         packets_sent=sent,

@@ -9,6 +9,12 @@
         rt.run(until_ns2)                  # the same processes keep running
         result = rt.result(meta)           # stops the RNICs (they report), builds RunResult
 
+InfiniBand (``config.framing`` an IbFraming, ``config.credits`` a CreditConfig): the RNIC
+processes speak the IB framing and, on the built-in target, every switch port and HCA keeps
+per-VL credits with its peer through flow control packets on the links
+(:mod:`emulator.ib.linkfc`). BMv2 has no link-level flow control: an IB run there goes
+without credits (not lossless) and its result says so.
+
 Run time is wall-clock time (CLOCK_MONOTONIC) since ``start()`` returned. From ``start()``
 a thread samples the switch interfaces' kernel counters each ``max(sample_interval_ns,
 10 ms)`` (link utilisation, :mod:`mininet.sampler`); while ``run`` waits it also samples
@@ -37,6 +43,10 @@ MIN_SAMPLE_NS = 200_000_000  # counter polling costs the switches CPU: at most 5
 START_DELAY_NS = 1_000_000_000  # RNIC processes start their ranks together after this
 PROCESS_MARGIN_S = 600.0  # bound on an RNIC process beyond the first run() horizon
 CONN_IDS_PER_WORKLOAD = 4096
+NO_CREDITS_ON_BMV2 = (
+    "InfiniBand without credit flow control: BMv2 simple_switch has no link-level flow "
+    "control, so this run is not lossless (queues tail-drop, go-back-N recovers)"
+)
 
 
 class MininetRuntime:
@@ -46,6 +56,13 @@ class MininetRuntime:
 
     def __init__(self, config: RuntimeConfig) -> None:
         self.config = config
+        self.notes: list[str] = []
+        ib_credits = None
+        if config.credits is not None:
+            if config.target == "bmv2":
+                self.notes.append(NO_CREDITS_ON_BMV2)
+            else:
+                ib_credits = int(config.credits.buffer_bytes_per_vl)
         self.fabric = MininetFabric(
             config.topo,
             dict(config.programs),
@@ -55,6 +72,7 @@ class MininetRuntime:
             pfc=config.pfc,
             run_dir=config.log_dir,
             pcap_dir=config.pcap_dir,
+            ib_credits=ib_credits,
         )
         self.workloads: list[dict[str, Any]] = []
         self._procs: list[dict[str, subprocess.Popen[bytes]]] = []
@@ -75,6 +93,7 @@ class MininetRuntime:
         """Build the network, start the switches, apply the commands."""
         self.fabric.start()
         self._rec = RunRecord(t0_mono_ns=time.monotonic_ns())
+        self._rec.events.extend(self.notes)
         self._sampler = KernelSampler(
             kernel_counters(self.config.topo),
             self.config.sample_interval_ns,
@@ -90,7 +109,9 @@ class MininetRuntime:
             assert self._rec is not None
             self._rec.events.append(f"uplinks will be predicted, not measured: {why}")
             return
-        self._capture = UplinkCapture(self.config.topo, self.fabric.run_dir / "uplinks")
+        self._capture = UplinkCapture(
+            self.config.topo, self.fabric.run_dir / "uplinks", self.config.framing
+        )
         for proc in self._capture.start():
             if self.fabric.state is not None:
                 self.fabric.state.add_pid(proc.pid, "tcpdump (uplink capture)")
@@ -149,6 +170,7 @@ class MininetRuntime:
                         seed=self.config.seed,
                         duration_s=max(0.0, (until_ns - now) / 1e9) + PROCESS_MARGIN_S,
                         conn_id_base=i * CONN_IDS_PER_WORKLOAD,
+                        framing=self._framing_config(),
                     )
                 )
         interval = max(self.config.sample_interval_ns, MIN_SAMPLE_NS)
@@ -163,6 +185,11 @@ class MininetRuntime:
             time.sleep(min(0.05, max(0.0, (until_ns - now) / 1e9)))
         self._sample()
         return self._all_exited() and self._all_done()
+
+    def _framing_config(self) -> dict[str, Any] | None:
+        """The RNIC processes' framing as JSON (None: RoCEv2)."""
+        framing = self.config.framing
+        return None if framing is None else dict(framing.to_dict())
 
     def _all_exited(self) -> bool:
         return all(p.poll() is not None for procs in self._procs for p in procs.values())
@@ -229,6 +256,8 @@ class MininetRuntime:
     def _predictor(self) -> UplinkPredictor | None:
         """The leaves' programs in-process, to compute each flow's uplink (None: no programs)."""
         if not all(s.name in self.config.programs for s in self.config.topo.switches):
+            return None
+        if self.config.framing is not None:  # the predictor builds RoCEv2 frames
             return None
         qos = self.config.rnic.get("qos")
         dscp = qos.get("dscp_bulk") if isinstance(qos, Mapping) else getattr(qos, "dscp_bulk", None)
