@@ -12,6 +12,9 @@ Config keys: host, iface, mac, ip, gateway_mac, ips {host: ip}, workload {see
 :func:`emulator.traffic.workloads.workload_from_dict`}, out, and optional rnic {RnicConfig
 fields; dcqcn / qos as nested mappings}, seed, conn_id_base, duration_s (10), max_packets
 (1e6), start_at_ns (monotonic ns at which the ranks start; lets all hosts begin together),
+start_file + ready_file (a start barrier: the process writes ready_file once its socket is
+open, then waits for start_file, which holds start_at_ns: no host starts before every
+process listens, however slowly they started),
 linger_s (0.2), framing (``IbFraming.to_dict()``: InfiniBand framing; default RoCEv2),
 ib_credits (bytes of receive buffer per VL: InfiniBand credit flow control with the switch,
 :mod:`emulator.ib.linkfc`). :func:`process_config` builds one from a topology host.
@@ -59,6 +62,7 @@ def process_config(
     conn_id_base: int = 0,
     framing: Mapping[str, Any] | None = None,
     ib_credits: int | None = None,
+    start_file: str | None = None,
 ) -> dict[str, Any]:
     """The JSON config for ``host`` (a topology HostNode or anything with name/mac/ip/gateway_mac)."""
     cfg: dict[str, Any] = {
@@ -81,6 +85,8 @@ def process_config(
         cfg["rnic"]["link_bps"] = float(rate)
     if start_at_ns is not None:
         cfg["start_at_ns"] = start_at_ns
+    if start_file is not None:
+        cfg["start_file"], cfg["ready_file"] = start_file, f"{out}.ready"
     if framing is not None:
         cfg["framing"] = dict(framing)
     if ib_credits is not None:
@@ -208,6 +214,18 @@ class HostLink:
         return {"credits": st, "credit_held": int(self.held is not None)}
 
 
+def await_start(cfg: Mapping[str, Any], deadline_ns: int) -> int:
+    """Say ready, then wait for the start file (bounded by ``deadline_ns``); start_at_ns."""
+    Path(cfg["ready_file"]).write_text("ready")
+    start = Path(cfg["start_file"])
+    while time.monotonic_ns() < deadline_ns:
+        try:
+            return int(start.read_text())
+        except (OSError, ValueError):  # not there yet (it is written by a rename)
+            time.sleep(0.01)
+    return deadline_ns
+
+
 def _framing_and_credits(cfg: Mapping[str, Any]) -> tuple[Any, Any]:
     """The RNIC's framing (None: RoCEv2) and its IB link credits (None: none)."""
     framing = credits = None
@@ -250,8 +268,10 @@ def run(cfg: Mapping[str, Any]) -> dict[str, Any]:
     sink = udp_sink(cfg["ip"])
     link = HostLink(sock, credits)
     t0 = time.monotonic_ns()
-    start_at = int(cfg.get("start_at_ns", t0))
     deadline = t0 + duration_ns
+    start_at = int(cfg.get("start_at_ns", t0))
+    if cfg.get("start_file"):
+        start_at = await_start(cfg, deadline)
     started = False
     done_at: int | None = None
     stop = {"flag": False}

@@ -399,10 +399,12 @@ class MininetFabric:
         conn_id_base: int = 0,
         hosts: Iterable[str] | None = None,
         framing: Mapping[str, Any] | None = None,
+        start_file: Path | None = None,
     ) -> dict[str, subprocess.Popen[bytes]]:
         """Start one ``rnic_process`` per host of the workload (not waiting); by host.
 
         All start their ranks at ``start_at_ns`` (CLOCK_MONOTONIC; default now + 1 s).
+        ``start_file``: a start barrier instead (:meth:`release_rnics` writes it).
         ``framing``: the RNICs' wire format (``IbFraming.to_dict()``; None: RoCEv2); with
         ``ib_credits`` set on the fabric the RNICs also keep IB credits with their leaf.
         """
@@ -422,6 +424,7 @@ class MininetFabric:
                 h, h.port.intf, ips, workload, str(out), rnic=rnic, start_at_ns=start_at,
                 duration_s=duration_s, seed=seed, conn_id_base=conn_id_base,
                 framing=framing, ib_credits=self.ib_credits,
+                start_file=None if start_file is None else str(start_file),
             )  # fmt: skip
             cfg_path = self.run_dir / f"rnic-{h.name}.cfg.json"
             cfg_path.write_text(json.dumps(cfg))
@@ -433,6 +436,27 @@ class MininetFabric:
             procs[h.name] = p
             self.state.add_pid(p.pid, f"rnic {h.name}")
         return procs
+
+    def release_rnics(
+        self,
+        procs: Iterable[Mapping[str, subprocess.Popen[bytes]]],
+        start_file: Path,
+        lead_ns: int = 200_000_000,
+        timeout_s: float = 120.0,
+    ) -> int:
+        """Wait (bounded) until every RNIC process started with ``start_file`` listens on its
+        interface (or exited), then start them all ``lead_ns`` from now; returns start_at_ns."""
+        deadline = time.monotonic() + timeout_s
+        for by_host in procs:
+            for host, p in by_host.items():
+                ready = self.run_dir / f"rnic-{host}.json.ready"
+                while not ready.exists() and p.poll() is None and time.monotonic() < deadline:
+                    time.sleep(0.02)
+        start_at = time.monotonic_ns() + lead_ns
+        tmp = start_file.with_suffix(".tmp")
+        tmp.write_text(str(start_at))
+        tmp.replace(start_file)  # atomic: a reader sees all of it or nothing
+        return start_at
 
     def collect_rnics(
         self, procs: Mapping[str, subprocess.Popen[bytes]], timeout_s: float = 0.0

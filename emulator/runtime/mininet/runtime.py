@@ -15,7 +15,10 @@ per-VL credits with its peer through flow control packets on the links
 (:mod:`emulator.ib.linkfc`). BMv2 has no link-level flow control: an IB run there goes
 without credits (not lossless) and its result says so.
 
-Run time is wall-clock time (CLOCK_MONOTONIC) since ``start()`` returned. From ``start()``
+The first ``run`` starts the RNIC processes behind a start barrier: their ranks begin
+together 200 ms after the last one listens on its interface (a frame sent to a host whose
+process is still starting would be lost). Run time is wall-clock time (CLOCK_MONOTONIC)
+since ``start()`` returned. From ``start()``
 a thread samples the switch interfaces' kernel counters each ``max(sample_interval_ns,
 10 ms)`` (link utilisation, :mod:`mininet.sampler`); while ``run`` waits it also samples
 every switch's counters each ``max(sample_interval_ns, 200 ms)`` (queue depths).
@@ -40,7 +43,6 @@ from emulator.runtime.result_parts import P4_COUNTERS
 from emulator.traffic.qos import DSCP_BULK
 
 MIN_SAMPLE_NS = 200_000_000  # counter polling costs the switches CPU: at most 5 per second
-START_DELAY_NS = 1_000_000_000  # RNIC processes start their ranks together after this
 PROCESS_MARGIN_S = 600.0  # bound on an RNIC process beyond the first run() horizon
 CONN_IDS_PER_WORKLOAD = 4096
 NO_CREDITS_ON_BMV2 = (
@@ -160,19 +162,21 @@ class MininetRuntime:
         """Run (real time) until every workload is done or ``until_ns``; True if all done."""
         now = self._now()
         if not self._procs:
-            start_at = time.monotonic_ns() + START_DELAY_NS
+            start = self.fabric.run_dir / "rnic-start"
+            start.unlink(missing_ok=True)
             for i, w in enumerate(self.workloads):
                 self._procs.append(
                     self.fabric.start_rnics(
                         w,
                         rnic=self.config.rnic,
-                        start_at_ns=start_at,
+                        start_file=start,
                         seed=self.config.seed,
                         duration_s=max(0.0, (until_ns - now) / 1e9) + PROCESS_MARGIN_S,
                         conn_id_base=i * CONN_IDS_PER_WORKLOAD,
                         framing=self._framing_config(),
                     )
                 )
+            self.fabric.release_rnics(self._procs, start)
         interval = max(self.config.sample_interval_ns, MIN_SAMPLE_NS)
         next_sample = now
         while True:
