@@ -170,7 +170,9 @@ def framing_from_dict(d: Mapping[str, object]) -> IbFraming:
     try:
         eps = d["endpoints"]
         assert isinstance(eps, Mapping) and d.get("kind") == IbFraming.name
-        endpoints = {str(ip): IbEndpoint(str(v[0]), tuple(int(x) for x in v[1])) for ip, v in eps.items()}
+        endpoints = {
+            str(ip): IbEndpoint(str(v[0]), tuple(int(x) for x in v[1])) for ip, v in eps.items()
+        }
         return IbFraming(endpoints, int(d.get("data_vls", 1)), int(d.get("sl_of_dscp", 3)))  # type: ignore[call-overload]
     except (KeyError, TypeError, ValueError, IndexError, AssertionError):
         raise UserError(f"bad IB framing config: {str(d)[:200]}") from None

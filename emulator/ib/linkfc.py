@@ -234,7 +234,9 @@ def wire_limit(buffer_bytes_per_vl: int) -> int:
 def port_mac(ifname: str) -> bytes:
     """The interface's MAC address (zeros if it cannot be read)."""
     try:
-        return bytes.fromhex(Path(f"/sys/class/net/{ifname}/address").read_text().strip().replace(":", ""))
+        return bytes.fromhex(
+            Path(f"/sys/class/net/{ifname}/address").read_text().strip().replace(":", "")
+        )
     except (OSError, ValueError):
         return bytes(6)
 
@@ -289,7 +291,9 @@ class SwitchLinkCredits:
         if pc is not None:
             pc.released(vl, blocks(length))
 
-    def receive(self, port: int, frame: bytes, receive: Callable[[int, bytes], list[int]]) -> list[int]:
+    def receive(
+        self, port: int, frame: bytes, receive: Callable[[int, bytes], list[int]]
+    ) -> list[int]:
         """Account an arriving data frame, run ``receive`` (the pipeline); a frame the
         pipeline dropped leaves the buffer at once."""
         pc = self.ports.get(port)

@@ -42,7 +42,7 @@ class RuntimeConfig:
     log_dir: str | None = None
     #: RNIC wire format (an ``emulator.traffic.framing.Framing``); None = RoCEv2
     framing: Any = None
-    #: link-level credits (``emulator.ib.credits.CreditConfig``); None = none (virtual only)
+    #: link-level credits (``emulator.ib.credits.CreditConfig``); None = none
     credits: Any = None
 
 

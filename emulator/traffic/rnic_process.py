@@ -351,7 +351,9 @@ def run(cfg: Mapping[str, Any]) -> dict[str, Any]:
 def _credit_counters(link: HostLink) -> dict[str, int]:
     """``credit_stalls`` / ``credit_stalled_ns`` as the virtual runtime counts them."""
     st = link.report(time.monotonic_ns()).get("credits")
-    return {} if st is None else {"credit_stalls": st["stalls"], "credit_stalled_ns": st["stalled_ns"]}
+    return (
+        {} if st is None else {"credit_stalls": st["stalls"], "credit_stalled_ns": st["stalled_ns"]}
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

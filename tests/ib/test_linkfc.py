@@ -100,7 +100,7 @@ def test_a_lost_data_frame_does_not_leak_credits() -> None:
 
 
 def test_keepalive_repeats_an_unchanged_state() -> None:
-    tx, rx = _link()
+    tx, _rx = _link()
     tx.spend(0, 1)
     assert len(tx.due(REFRESH_NS)) == 1  # the FCTBS changed
     assert tx.due(2 * REFRESH_NS) == []
@@ -158,7 +158,7 @@ def test_switch_scheme_blocks_a_queue_and_releases_on_dequeue() -> None:
     assert sent == limit // blocks(len(frame))  # the next one waits for credits
     assert credits.eligible_at(2, 0, 0) == BLOCKED
     assert credits.ports[1].vl(0).buffered == blocks(len(frame))  # one still queued
-    [(port, fcp)] = [x for x in credits.due(REFRESH_NS) if x[0] == 1]
+    [(_port, fcp)] = [x for x in credits.due(REFRESH_NS) if x[0] == 1]
     assert decode_fcp(fcp) == Fcp(0, 0, 0, (sent + 1) * blocks(len(frame)) + limit - 32)
     credits.on_control_frame(2, encode_fcp(MAC, Fcp(0, 0, 0, limit + 64)), 0)
     assert credits.eligible_at(2, 0, 0) == 0

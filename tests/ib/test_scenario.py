@@ -74,6 +74,12 @@ def test_variants_expand_to_overrides() -> None:
         _variant("nope")
 
 
+def test_ib_loads_for_mininet_and_bmv2() -> None:
+    """IB runs on Mininet (credits as FCPs) and on BMv2 (without credits, marked)."""
+    sc = load_scenario(SCENARIO, {"fabric": "ib", "runtime": "mininet", "target": "bmv2"})
+    assert (sc.fabric, sc.runtime, sc.target) == ("ib", "mininet", "bmv2")
+
+
 @pytest.mark.parametrize(
     ("overrides", "msg"),
     [
@@ -82,12 +88,6 @@ def test_variants_expand_to_overrides() -> None:
         ({"fabric": "ib", "ib.vl_buffer_bytes": 64}, "ib.vl_buffer_bytes"),
     ],
 )
-def test_ib_loads_for_mininet_and_bmv2() -> None:
-    """IB runs on Mininet (credits as FCPs) and on BMv2 (without credits, marked)."""
-    sc = load_scenario(SCENARIO, {"fabric": "ib", "runtime": "mininet", "target": "bmv2"})
-    assert (sc.fabric, sc.runtime, sc.target) == ("ib", "mininet", "bmv2")
-
-
 def test_bad_ib_settings_name_the_key(overrides: dict[str, object], msg: str) -> None:
     with pytest.raises(ScenarioError, match=msg):
         load_scenario(SCENARIO, overrides)

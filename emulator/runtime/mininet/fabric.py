@@ -441,18 +441,20 @@ class MininetFabric:
         self,
         procs: Iterable[Mapping[str, subprocess.Popen[bytes]]],
         start_file: Path,
+        not_before_ns: int = 0,
         lead_ns: int = 200_000_000,
         timeout_s: float = 120.0,
     ) -> int:
         """Wait (bounded) until every RNIC process started with ``start_file`` listens on its
-        interface (or exited), then start them all ``lead_ns`` from now; returns start_at_ns."""
+        interface (or exited), then start them all at ``not_before_ns`` (CLOCK_MONOTONIC) or
+        ``lead_ns`` from now, whichever is later; returns that start_at_ns."""
         deadline = time.monotonic() + timeout_s
         for by_host in procs:
             for host, p in by_host.items():
                 ready = self.run_dir / f"rnic-{host}.json.ready"
                 while not ready.exists() and p.poll() is None and time.monotonic() < deadline:
                     time.sleep(0.02)
-        start_at = time.monotonic_ns() + lead_ns
+        start_at = max(not_before_ns, time.monotonic_ns() + lead_ns)
         tmp = start_file.with_suffix(".tmp")
         tmp.write_text(str(start_at))
         tmp.replace(start_file)  # atomic: a reader sees all of it or nothing

@@ -16,8 +16,8 @@ per-VL credits with its peer through flow control packets on the links
 without credits (not lossless) and its result says so.
 
 The first ``run`` starts the RNIC processes behind a start barrier: their ranks begin
-together 200 ms after the last one listens on its interface (a frame sent to a host whose
-process is still starting would be lost). Run time is wall-clock time (CLOCK_MONOTONIC)
+together 1 s after that call, or 200 ms after the last process listens on its interface if
+that is later (a frame sent to a host whose process is still starting would be lost). Run time is wall-clock time (CLOCK_MONOTONIC)
 since ``start()`` returned. From ``start()``
 a thread samples the switch interfaces' kernel counters each ``max(sample_interval_ns,
 10 ms)`` (link utilisation, :mod:`mininet.sampler`); while ``run`` waits it also samples
@@ -45,6 +45,7 @@ from emulator.traffic.qos import DSCP_BULK
 MIN_SAMPLE_NS = 200_000_000  # counter polling costs the switches CPU: at most 5 per second
 PROCESS_MARGIN_S = 600.0  # bound on an RNIC process beyond the first run() horizon
 CONN_IDS_PER_WORKLOAD = 4096
+START_DELAY_NS = 1_000_000_000  # RNIC processes start their ranks together, not before this
 NO_CREDITS_ON_BMV2 = (
     "InfiniBand without credit flow control: BMv2 simple_switch has no link-level flow "
     "control, so this run is not lossless (queues tail-drop, go-back-N recovers)"
@@ -164,6 +165,7 @@ class MininetRuntime:
         if not self._procs:
             start = self.fabric.run_dir / "rnic-start"
             start.unlink(missing_ok=True)
+            not_before = time.monotonic_ns() + START_DELAY_NS
             for i, w in enumerate(self.workloads):
                 self._procs.append(
                     self.fabric.start_rnics(
@@ -176,7 +178,7 @@ class MininetRuntime:
                         framing=self._framing_config(),
                     )
                 )
-            self.fabric.release_rnics(self._procs, start)
+            self.fabric.release_rnics(self._procs, start, not_before)
         interval = max(self.config.sample_interval_ns, MIN_SAMPLE_NS)
         next_sample = now
         while True:
