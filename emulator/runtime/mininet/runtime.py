@@ -48,7 +48,8 @@ CONN_IDS_PER_WORKLOAD = 4096
 START_DELAY_NS = 1_000_000_000  # RNIC processes start their ranks together, not before this
 NO_CREDITS_ON_BMV2 = (
     "InfiniBand without credit flow control: BMv2 simple_switch has no link-level flow "
-    "control, so this run is not lossless (queues tail-drop, go-back-N recovers)"
+    "control, so this run is not lossless (queues tail-drop, go-back-N recovers) and BMv2 "
+    "does not count its queue drops: the conservation check shows the frames lost"
 )
 
 
