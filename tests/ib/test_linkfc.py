@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import argparse
+import shutil
+import subprocess
+from pathlib import Path
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from scapy.layers.l2 import Ether
+from scapy.utils import wrpcap
 
 from emulator.errors import UserError
 from emulator.ib.credits import blocks
@@ -29,6 +34,7 @@ from emulator.target.options import add_arguments, options_from_args
 from emulator.target.tm import TrafficManager
 
 MAC = bytes.fromhex("020000000001")
+LUA = Path(__file__).resolve().parents[2] / "scripts" / "wireshark" / "ib_shim.lua"
 
 
 @given(
@@ -190,3 +196,22 @@ def test_switch_option_excludes_pfc() -> None:
     args = parser.parse_args(["p.json", "--", "--ib-credits", "16384", "--pfc-ports", "1"])
     with pytest.raises(UserError, match="exclude each other"):
         options_from_args(args)
+
+
+@pytest.mark.skipif(shutil.which("tshark") is None, reason="tshark not installed")
+def test_tshark_dissects_fcps_and_data_in_one_capture(tmp_path: Path) -> None:
+    """The Lua shim hands FCPs to Wireshark's InfiniBand link dissector, data to the LRH one."""
+    fr = IbFraming({"10.0.0.1": IbEndpoint("02:00:00:00:00:01", (1,)),
+                    "10.0.0.2": IbEndpoint("02:00:00:00:00:02", (2,))})  # fmt: skip
+    path = fr.make_path("02:00:00:00:00:01", "", "10.0.0.1", "10.0.0.2", 1000, 0, 0)
+    data = fr.encode(path, bytes(12) + bytes(64))
+    pcap = tmp_path / "link.pcap"
+    wrpcap(str(pcap), [Ether(encode_fcp(MAC, Fcp(0, 1234, 2, 3000))), Ether(data)])
+    fields = ["infiniband_link.op", "infiniband_link.fctbs", "infiniband_link.vl",
+              "infiniband_link.fccl", "infiniband.lrh.dlid"]  # fmt: skip
+    cmd = ["tshark", "-X", f"lua_script:{LUA}", "-r", str(pcap), "-T", "fields", "-E",
+           "separator=,"]  # fmt: skip
+    for f in fields:
+        cmd += ["-e", f]
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=60, check=True)
+    assert out.stdout.splitlines() == ["0,1234,2,3000,", ",,,,2"]

@@ -99,3 +99,22 @@ def test_incast_8_to_1_is_lossless_senders_stall_and_nothing_is_left() -> None:
     assert {"switch", "rnic", "mininet"} <= kinds
     alive = [p["what"] for p in procs if same_process(p["pid"], p["start"])]
     assert alive == []  # switches, RNICs, host shells, tcpdumps: all stopped
+
+
+@pytest.mark.bmv2
+def test_on_bmv2_forwards_by_the_lft_without_credits_and_says_so(tmp_path: Path) -> None:
+    """Real simple_switch runs fabemu's ib_fabric.p4 JSON; it has no link-level flow
+    control, so the run goes without credits and its events say it is not lossless."""
+    variant = _overrides({"variant": "ib_static"}, load_scenario(SCENARIO).variants)
+    small = {"workload.size_bytes": 65536}
+    o = run_scenario(
+        SCENARIO, variant | small, runtime="mininet", target="bmv2", out=tmp_path, report=False
+    )
+    assert o.error is None and o.completed == 1
+    assert any("without credit flow control" in e for e in o.result.events)
+    assert not any("credit_stalls" in c for c in o.result.hosts.values())
+    topo, fab = _fabric()
+    host_of = {h.ip: h.name for h in topo.hosts}
+    for f in o.result.flows:
+        [dlid] = fab.routing.lids(host_of[f.dst])
+        assert f.uplinks == [f"rtsw0:{fab.routing.lfts['rtsw0'][dlid]}"]
