@@ -17,8 +17,9 @@ without credits (not lossless) and its result says so.
 
 The first ``run`` starts the RNIC processes behind a start barrier: their ranks begin
 together 1 s after that call, or 200 ms after the last process listens on its interface if
-that is later (a frame sent to a host whose process is still starting would be lost). Run time is wall-clock time (CLOCK_MONOTONIC)
-since ``start()`` returned. From ``start()``
+that is later (a frame sent to a host whose process is still starting would be lost).
+
+Run time is wall-clock time (CLOCK_MONOTONIC) since ``start()`` returned. From ``start()``
 a thread samples the switch interfaces' kernel counters each ``max(sample_interval_ns,
 10 ms)`` (link utilisation, :mod:`mininet.sampler`); while ``run`` waits it also samples
 every switch's counters each ``max(sample_interval_ns, 200 ms)`` (queue depths).
