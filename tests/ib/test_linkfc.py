@@ -215,3 +215,16 @@ def test_tshark_dissects_fcps_and_data_in_one_capture(tmp_path: Path) -> None:
         cmd += ["-e", f]
     out = subprocess.run(cmd, capture_output=True, text=True, timeout=60, check=True)
     assert out.stdout.splitlines() == ["0,1234,2,3000,", ",,,,2"]
+
+
+def test_mininet_refuses_a_buffer_fcps_cannot_count() -> None:
+    from emulator.ib.credits import CreditConfig
+    from emulator.runtime.base import RuntimeConfig
+    from emulator.runtime.mininet.runtime import MininetRuntime
+    from emulator.topology import load_clos, resolve
+
+    topo = resolve(load_clos("calib_4x4"))
+    cfg = RuntimeConfig(topo, {}, {s.name: [] for s in topo.switches},
+                        credits=CreditConfig(256 * 1024))  # fmt: skip
+    with pytest.raises(UserError, match="FCP credits"):
+        MininetRuntime(cfg)

@@ -68,7 +68,10 @@ class MininetRuntime:
             if config.target == "bmv2":
                 self.notes.append(NO_CREDITS_ON_BMV2)
             else:
+                from emulator.ib.linkfc import wire_limit
+
                 ib_credits = int(config.credits.buffer_bytes_per_vl)
+                wire_limit(ib_credits)  # FCP counters: refused here, not in a switch log
         self.fabric = MininetFabric(
             config.topo,
             dict(config.programs),
