@@ -219,12 +219,12 @@ def test_tshark_dissects_fcps_and_data_in_one_capture(tmp_path: Path) -> None:
 
 def test_mininet_refuses_a_buffer_fcps_cannot_count() -> None:
     from emulator.ib.credits import CreditConfig
-    from emulator.runtime.base import RuntimeConfig
+    from emulator.plan.spec import RunPlan
     from emulator.runtime.mininet.runtime import MininetRuntime
     from emulator.topology import load_clos, resolve
 
     topo = resolve(load_clos("calib_4x4"))
-    cfg = RuntimeConfig(topo, {}, {s.name: [] for s in topo.switches},
-                        credits=CreditConfig(256 * 1024))  # fmt: skip
+    cfg = RunPlan(topo, {s.name: {} for s in topo.switches}, {s.name: () for s in topo.switches},
+                  fabric="ib", credits=CreditConfig(256 * 1024))  # fmt: skip
     with pytest.raises(UserError, match="FCP credits"):
         MininetRuntime(cfg)

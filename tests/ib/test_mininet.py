@@ -12,7 +12,7 @@ from emulator.cli.cmd_compare import _overrides
 from emulator.ib.fabric import IbFabric, IbFabricSettings, build_ib_fabric
 from emulator.ib.linkfc import wire_limit
 from emulator.measure.results import RunMeta, RunResult
-from emulator.runtime.base import RuntimeConfig
+from emulator.plan.spec import RunOptions, RunPlan
 from emulator.runtime.mininet.runtime import MininetRuntime
 from emulator.runtime.runstate import same_process
 from emulator.scenario.load import load_scenario
@@ -33,11 +33,12 @@ def _fabric() -> tuple[ResolvedTopology, IbFabric]:
     return topo, build_ib_fabric(topo, IbFabricSettings())
 
 
-def _config(credits: bool = True) -> RuntimeConfig:
+def _config(credits: bool = True) -> RunPlan:
     topo, fab = _fabric()
-    return RuntimeConfig(
-        topo, {s.name: fab.program for s in topo.switches}, fab.commands, pfc=False,
-        framing=fab.framing, credits=fab.credits if credits else None, rnic={"mtu": 1024},
+    return RunPlan(
+        topo, {s.name: fab.program for s in topo.switches}, fab.ops, fabric="ib",
+        framing=fab.framing, credits=fab.credits if credits else None,
+        options=RunOptions(pfc=False),
     )  # fmt: skip
 
 

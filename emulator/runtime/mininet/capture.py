@@ -25,14 +25,16 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+from emulator.vocab import UDP_PORT_ROCEV2, EtherType
+
 log = logging.getLogger("fabemu.capture")
 
 SNAPLEN = 64  # Ether 14 + IPv4 20 + UDP 8 + BTH 12 = 54 bytes are enough
 STOP_TIMEOUT_S = 10.0
 READY_TIMEOUT_S = 15.0  # how long every tcpdump together may take to start listening
 FlowKey = tuple[str, int]  # (destination IPv4 address, destination QPN)
-_IPV4 = b"\x08\x00"
-_ROCE_PORT = b"\x12\xb7"  # UDP 4791
+_IPV4 = EtherType.IPV4.to_bytes(2, "big")
+_ROCE_PORT = UDP_PORT_ROCEV2.to_bytes(2, "big")
 FCP_DST = "01:80:c2:00:00:01"  # emulator.ib.linkfc.FCP_DST_MAC
 _MAX_DATA_OPCODE = 0x0B  # RC SEND / RDMA WRITE; ACK (0x11) and CNP (0x81) are not data
 
@@ -79,7 +81,7 @@ class UplinkCapture:
             # 1 s timeout retires it, and a short run's last block is lost at SIGINT
             cmd += ["--immediate-mode", "-U", "-n", "-w", str(self.pcap(uplink))]
             if self.flow_key is None:
-                cmd += ["udp", "dst", "port", "4791"]
+                cmd += ["udp", "dst", "port", str(UDP_PORT_ROCEV2)]
             else:  # IB shim data frames; FCPs go to the link-local address
                 cmd += ["ether", "proto", "0x88b5", "and", "not", "ether", "dst", FCP_DST]
             with self.log(uplink).open("wb") as err:  # tcpdump's messages, kept with the run
