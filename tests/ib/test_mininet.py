@@ -19,6 +19,7 @@ from emulator.scenario.load import load_scenario
 from emulator.scenario.runner import run_scenario
 from emulator.topology import load_clos, resolve
 from emulator.topology.resolve import ResolvedTopology
+from emulator.traffic.rnic import RnicConfig
 
 SCENARIO = Path(__file__).resolve().parents[2] / "scenarios" / "roce_vs_ib.yaml"
 SENDERS = [f"h{i}" for i in range(4, 12)]  # racks 1 and 2
@@ -38,7 +39,7 @@ def _config(credits: bool = True) -> RunPlan:
     return RunPlan(
         topo, {s.name: fab.program for s in topo.switches}, fab.ops, fabric="ib",
         framing=fab.framing, credits=fab.credits if credits else None,
-        options=RunOptions(pfc=False),
+        options=RunOptions(pfc=False), rnic=RnicConfig(link_bps=10e6),  # calib_4x4's links
     )  # fmt: skip
 
 
