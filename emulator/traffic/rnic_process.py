@@ -39,6 +39,7 @@ from emulator.errors import UserError
 from emulator.traffic.dcqcn import DcqcnConfig
 from emulator.traffic.qos import TrafficClassPlan
 from emulator.traffic.rnic import Rnic, RnicConfig
+from emulator.traffic.start_barrier import await_start, ready_file
 from emulator.traffic.workloads import Deployment, workload_from_dict
 from emulator.vocab import UDP_PORT_ROCEV2
 
@@ -86,7 +87,7 @@ def process_config(
     if start_at_ns is not None:
         cfg["start_at_ns"] = start_at_ns
     if start_file is not None:
-        cfg["start_file"], cfg["ready_file"] = start_file, f"{out}.ready"
+        cfg["start_file"], cfg["ready_file"] = start_file, ready_file(out)
     if framing is not None:
         cfg["framing"] = dict(framing)
     if ib_credits is not None:
@@ -212,18 +213,6 @@ class HostLink:
             return {}
         st = self.credits.port.stats(now)
         return {"credits": st, "credit_held": int(self.held is not None)}
-
-
-def await_start(cfg: Mapping[str, Any], deadline_ns: int) -> int:
-    """Say ready, then wait for the start file (bounded by ``deadline_ns``); start_at_ns."""
-    Path(cfg["ready_file"]).write_text("ready")
-    start = Path(cfg["start_file"])
-    while time.monotonic_ns() < deadline_ns:
-        try:
-            return int(start.read_text())
-        except (OSError, ValueError):  # not there yet (it is written by a rename)
-            time.sleep(0.01)
-    return deadline_ns
 
 
 def _framing_and_credits(cfg: Mapping[str, Any]) -> tuple[Any, Any]:

@@ -400,7 +400,7 @@ class MininetFabric:
         """Start one ``rnic_process`` per host of the workload (not waiting); by host.
 
         All start their ranks at ``start_at_ns`` (CLOCK_MONOTONIC; default now + 1 s).
-        ``start_file``: a start barrier instead (:meth:`release_rnics` writes it).
+        ``start_file``: a start barrier instead (``emulator.traffic.start_barrier``).
         ``framing``: the RNICs' wire format (``IbFraming.to_dict()``; None: RoCEv2); with
         ``ib_credits`` set on the fabric the RNICs also keep IB credits with their leaf.
         """
@@ -432,29 +432,6 @@ class MininetFabric:
             procs[h.name] = p
             self.state.add_pid(p.pid, f"rnic {h.name}")
         return procs
-
-    def release_rnics(
-        self,
-        procs: Iterable[Mapping[str, subprocess.Popen[bytes]]],
-        start_file: Path,
-        not_before_ns: int = 0,
-        lead_ns: int = 200_000_000,
-        timeout_s: float = 120.0,
-    ) -> int:
-        """Wait (bounded) until every RNIC process started with ``start_file`` listens on its
-        interface (or exited), then start them all at ``not_before_ns`` (CLOCK_MONOTONIC) or
-        ``lead_ns`` from now, whichever is later; returns that start_at_ns."""
-        deadline = time.monotonic() + timeout_s
-        for by_host in procs:
-            for host, p in by_host.items():
-                ready = self.run_dir / f"rnic-{host}.json.ready"
-                while not ready.exists() and p.poll() is None and time.monotonic() < deadline:
-                    time.sleep(0.02)
-        start_at = max(not_before_ns, time.monotonic_ns() + lead_ns)
-        tmp = start_file.with_suffix(".tmp")
-        tmp.write_text(str(start_at))
-        tmp.replace(start_file)  # atomic: a reader sees all of it or nothing
-        return start_at
 
     def collect_rnics(
         self, procs: Mapping[str, subprocess.Popen[bytes]], timeout_s: float = 0.0

@@ -38,6 +38,7 @@ import subprocess
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from emulator.control.live import LinkEvent, LinkEventSource
@@ -52,6 +53,7 @@ from emulator.runtime.mininet.fabric import MininetFabric
 from emulator.runtime.mininet.sampler import KernelSampler
 from emulator.runtime.mininet.uplinks import CliChange, UplinkPredictor
 from emulator.target.ops import SwitchOp, command_ops
+from emulator.traffic.start_barrier import ready_file, release
 from emulator.traffic.workloads import workload_from_dict
 
 log = logging.getLogger("fabemu.mininet")
@@ -202,7 +204,12 @@ class MininetRuntime(LinkEventSource):
                         framing=self._framing_config(),
                     )
                 )
-            self.fabric.release_rnics(self._procs, start, not_before)
+            waiting = [
+                (Path(ready_file(self.fabric.run_dir / f"rnic-{h}.json")), p)
+                for procs in self._procs
+                for h, p in procs.items()
+            ]
+            release(waiting, start, not_before)
         interval = max(self.plan.options.sample_interval_ns, MIN_SAMPLE_NS)
         next_sample = now
         while True:
