@@ -36,6 +36,7 @@ from emulator.target.pcap import PcapWriter
 from emulator.target.pfc import decode_pfc
 from emulator.target.program import load_json
 from emulator.target.rawport import RawPort
+from emulator.target.switch import Switch
 from emulator.target.tm import TrafficManager
 
 HELP = "Run a P4 program (BMv2 JSON) on the built-in target, simple_switch-compatible."
@@ -95,8 +96,6 @@ class SwitchProcess:
         self.opts = opts
         self._t0 = time.monotonic_ns()
         if switch_factory is None:
-            from emulator.target.switch import Switch
-
             switch_factory = Switch
         speeds = {p: opts.speed(p) for p, _ in opts.interfaces}
         extra: dict[str, Any] = {}
