@@ -82,6 +82,7 @@ def test_l3_ecmp_forty_flows_match_bmv2(tmp_path):
         "clone",
         "table_keys",
         "header_equality",
+        "apply_in_expressions",
     ],
 )
 @pytest.mark.parametrize("compiler", ["p4c-bm2-ss", "fabemu"])
