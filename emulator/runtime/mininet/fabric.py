@@ -38,7 +38,7 @@ from typing import Any
 
 from emulator.errors import UserError
 from emulator.runtime.links import link_exists, set_link_state
-from emulator.runtime.mininet_switch import Bmv2Switch, FabemuSwitch, P4ProcessSwitch
+from emulator.runtime.mininet.switch import Bmv2Switch, FabemuSwitch, P4ProcessSwitch
 from emulator.runtime.runstate import STATE_ROOT, RunState
 from emulator.runtime.statedir import take_run_lock
 from emulator.topology import ResolvedTopology

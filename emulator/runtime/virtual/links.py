@@ -27,8 +27,8 @@ from typing import TYPE_CHECKING
 from emulator.traffic.qp import wire_ns
 
 if TYPE_CHECKING:
-    from emulator.runtime.vt_engine import Engine
-    from emulator.runtime.vt_measure import Ledger
+    from emulator.runtime.virtual.engine import Engine
+    from emulator.runtime.virtual.measure import Ledger
     from emulator.target.pcap import PcapWriter
 
 MAC_CONTROL = b"\x88\x08"  # EtherType of PFC / PAUSE frames

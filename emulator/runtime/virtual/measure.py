@@ -19,8 +19,8 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from emulator.runtime.vt_links import LinkDir
-    from emulator.runtime.vt_nodes import SwitchBox
+    from emulator.runtime.virtual.links import LinkDir
+    from emulator.runtime.virtual.nodes import SwitchBox
 
 ROCE_PORT = b"\x12\xb7"  # UDP 4791
 IPV4 = b"\x08\x00"
@@ -107,7 +107,7 @@ class Sampler:
         self._prev_t = t
         for box, series in zip(self.boxes, self._series):
             # ``active`` only grows, in insertion order: the i-th queue keeps its index
-            for i, (key, depth) in enumerate(box.tm.active_depths()):
+            for i, (key, depth) in enumerate(box.queues.active_depths()):
                 if i == len(series):
                     series.append((array("q"), array("q")))
                     self.queues[(box.name, *key)] = series[i]

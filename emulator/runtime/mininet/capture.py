@@ -3,7 +3,7 @@
 One ``tcpdump`` per leaf uplink (the switch side of the veth, outgoing frames only, RoCEv2
 only, 64-byte snapshots: headers up to the BTH) runs for the whole run; at the end each
 capture is read and every RDMA data frame is counted towards its flow, exactly as the
-virtual-time runtime counts frames leaving a leaf (``vt_measure.Ledger.attribute``)::
+virtual-time runtime counts frames leaving a leaf (``virtual.measure.Ledger.attribute``)::
 
     rtsw0-eth5 (out, udp dst port 4791) ─tcpdump─► rtsw0-eth5.pcap
         frame: IPv4 dst @30..33, BTH opcode @42 (<= 0x0B: SEND/WRITE data), dQPN @47..49

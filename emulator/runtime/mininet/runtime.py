@@ -11,7 +11,7 @@
 
 Run time is wall-clock time (CLOCK_MONOTONIC) since ``start()`` returned. From ``start()``
 a thread samples the switch interfaces' kernel counters each ``max(sample_interval_ns,
-10 ms)`` (link utilisation, :mod:`mininet_sampler`); while ``run`` waits it also samples
+10 ms)`` (link utilisation, :mod:`mininet.sampler`); while ``run`` waits it also samples
 every switch's counters each ``max(sample_interval_ns, 200 ms)`` (queue depths).
 """
 
@@ -23,14 +23,15 @@ from collections.abc import Mapping
 from typing import Any
 
 from emulator.errors import UserError
+from emulator.measure.assemble import assemble
+from emulator.measure.observations import P4_COUNTERS
 from emulator.measure.results import RunMeta, RunResult
 from emulator.runtime.base import RuntimeConfig
-from emulator.runtime.mininet_capture import UplinkCapture
-from emulator.runtime.mininet_collect import RunRecord, Sample, build_result, kernel_counters
-from emulator.runtime.mininet_fabric import MininetFabric, workload_hosts
-from emulator.runtime.mininet_sampler import KernelSampler
-from emulator.runtime.mininet_uplinks import CliChange, UplinkPredictor
-from emulator.runtime.result_parts import P4_COUNTERS
+from emulator.runtime.mininet.capture import UplinkCapture
+from emulator.runtime.mininet.collect import RunRecord, Sample, kernel_counters, observations
+from emulator.runtime.mininet.fabric import MininetFabric, workload_hosts
+from emulator.runtime.mininet.sampler import KernelSampler
+from emulator.runtime.mininet.uplinks import CliChange, UplinkPredictor
 from emulator.traffic.qos import DSCP_BULK
 
 MIN_SAMPLE_NS = 200_000_000  # counter polling costs the switches CPU: at most 5 per second
@@ -84,7 +85,7 @@ class MininetRuntime:
         self._start_capture()
 
     def _start_capture(self) -> None:
-        """tcpdump on the leaf uplinks, so each flow's uplinks are measured (mininet_capture)."""
+        """tcpdump on the leaf uplinks, so each flow's uplinks are measured (mininet.capture)."""
         why = UplinkCapture.available()
         if why is not None:
             assert self._rec is not None
@@ -271,6 +272,5 @@ class MininetRuntime:
         if self._capture is not None:
             self._capture.stop()  # the RNICs are done: every frame is on the wire
             measured = self._capture.measure()
-        return build_result(
-            self.config.topo, rec, meta, incomplete, self._predictor(), measured=measured
-        )
+        obs = observations(self.config.topo, rec, incomplete, self._predictor(), measured=measured)
+        return assemble(obs, meta)
