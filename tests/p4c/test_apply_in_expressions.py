@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from emulator.p4c import CompileError
+from emulator.p4c import CompileError, compile_source
 
-from .p4c_helpers import compile_ingress, table
+from .p4c_helpers import PROGRAMS, by_name, compile_ingress, ingress_program, table
 
 TABLES = """
     action a() { }
@@ -38,9 +38,9 @@ def test_right_of_and_is_applied_only_when_the_left_holds() -> None:
     ("body", "message", "col"),
     [
         (
-            "        hdr.ipv4.ttl = hdr.ipv4.isValid() ? (t.apply().hit ? 8w1 : 8w2) : 8w3;",
-            "a table applied inside an arm of '?:' is not supported",
-            24,
+            "        hdr.ipv4.ttl = 8w1 + (hdr.ipv4.isValid() ? (t.apply().hit ? 8w1 : 8w2) : 8w3);",
+            "a table apply or a call with side effects inside an arm of a nested '?:' is not supported",
+            31,
         ),
         (
             "        bool b = t.apply().action_run == a;",
@@ -54,3 +54,22 @@ def test_unsupported_places_are_located_errors(body: str, message: str, col: int
         compile_ingress(body, TABLES)
     first = str(err.value).splitlines()[0]
     assert message in first and f":10:{col}:" in first, first
+
+
+FUNCTION = "bool touch(inout bit<8> c) { c = c + 8w1; return true; }\n"
+
+
+def test_call_with_side_effects_right_of_and_runs_in_a_branch() -> None:
+    """``a && f(x)``: f's primitives are reached only through a branch on ``a`` (they used to
+    run whatever ``a`` was)."""
+    body = "        if (hdr.ipv4.ttl == 8w1 && touch(hdr.ipv4.protocol)) { mark_to_drop(std); }"
+    text = ingress_program(body).replace("SIMPLE_PARSER", FUNCTION + "SIMPLE_PARSER", 1)
+    doc = compile_source(text, str(PROGRAMS / "inline.p4"))
+    pipe = doc["pipelines"][0]
+    first = table(doc, pipe["init_table"])  # tmp = (ttl == 1)
+    guard = next(c for c in pipe["conditionals"] if c["name"] == first["base_default_next"])
+    callee = table(doc, guard["true_next"])
+    prims = by_name(doc["actions"], callee["actions"][0])["primitives"]
+    protocol = {"type": "field", "value": ["ipv4", "protocol"]}
+    assert any(p["parameters"][0] == protocol for p in prims)
+    assert guard["false_next"] != guard["true_next"]

@@ -83,6 +83,7 @@ def test_l3_ecmp_forty_flows_match_bmv2(tmp_path):
         "table_keys",
         "header_equality",
         "apply_in_expressions",
+        "short_circuit",
     ],
 )
 @pytest.mark.parametrize("compiler", ["p4c-bm2-ss", "fabemu"])

@@ -18,8 +18,8 @@ from emulator.p4c.frontend.ast import expr_text
 from emulator.p4c.frontend.decls import resolve_type
 from emulator.p4c.frontend.env import Scope, source_info
 from emulator.p4c.frontend.values import RV, Const, ObjRef, to_data
-from emulator.p4c.lowering.apply_hoisting import ApplyHoister
 from emulator.p4c.lowering.context import Ctx
+from emulator.p4c.lowering.effect_order import effect_order
 from emulator.p4c.lowering.exprs import const_eval, lower, scalar
 from emulator.p4c.lowering.stmts import cond_json, lower_block, lower_stmt
 from emulator.p4c.lowering.tables import TableBuilder, cp_name, simple_key
@@ -109,7 +109,7 @@ class ControlLowering:
                 run = []
                 run_pos.clear()
 
-        hoister = ApplyHoister(lambda e: self._is_table(e, ctx), lambda pos: self._temp(ctx, pos))
+        hoister = effect_order(ctx, lambda e: self._is_table(e, ctx))
         for s in stmts:
             table = self._applied_table(s, ctx)
             hoisted = hoister.statement(s) if table is None else None
@@ -164,13 +164,6 @@ class ControlLowering:
         except CompileError:
             return False
         return isinstance(v, ObjRef) and v.kind == "table"
-
-    def _temp(self, ctx: Ctx, pos: Pos) -> str:
-        """A bool temporary bound in ``ctx``'s scope under a name no program can write."""
-        tmp = ctx.temp(T.BOOL, pos, "tmp")
-        name = f"{tmp.json['value'][1]}$hoisted"
-        ctx.scope.bind(name, tmp)
-        return name
 
     def _table_of(self, e: A.Expr, ctx: Ctx) -> ObjRef | None:
         """``t.apply()`` -> t (as ObjRef), else None."""

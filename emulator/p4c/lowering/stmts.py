@@ -29,6 +29,7 @@ from emulator.p4c.frontend.values import (
     to_data,
 )  # fmt: skip
 from emulator.p4c.lowering.context import Ctx
+from emulator.p4c.lowering.effect_order import effect_order
 from emulator.p4c.lowering.exprs import coerce, const_eval, const_int, lower, member, scalar
 
 
@@ -46,6 +47,11 @@ def lower_block(stmts: tuple[A.Stmt, ...] | list[A.Stmt], ctx: Ctx) -> None:
 
 
 def lower_stmt(s: A.Stmt, ctx: Ctx) -> None:
+    hoisted = effect_order(ctx, lambda e: False).statement(s)
+    if hoisted is not None:
+        for x in hoisted:
+            lower_stmt(x, ctx)
+        return
     if isinstance(s, A.Block):
         inner = ctx.child()
         for x in s.stmts:

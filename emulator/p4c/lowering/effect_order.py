@@ -1,11 +1,13 @@
-"""Table applies inside expressions: ``t.apply().hit`` / ``.miss`` moved out into statements.
+"""Side effects in expressions put in program order: table applies and short circuits.
 
 BMv2 can only branch on a table's hit or miss through the table's ``next_tables``, so an
 apply nested in an expression (``bool b = t.apply().hit;``, ``if (x && !t.apply().miss)``,
 ``f(t.apply().hit)``) becomes, as p4c's side-effect ordering does it, a temporary set in an
-``if (t.apply().hit)`` placed before the statement. ``&&``/``||`` keep their short circuit:
-the right operand (and the table it applies) is evaluated only when the left one does not
-decide. Statements are rewritten as AST; the control lowering then handles the plain forms.
+``if (t.apply().hit)`` placed before the statement. ``&&``/``||`` keep their short circuit
+when the right operand applies a table or calls something with side effects (an action, a
+function with out/inout parameters, an extern): it runs only when the left operand does not
+decide. ``x = c ? f() : g()`` becomes ``if (c) x = f(); else x = g();``. Statements are
+rewritten as AST; the control and action lowering then handle the plain forms.
 """
 
 from __future__ import annotations
@@ -15,8 +17,13 @@ from dataclasses import replace
 
 from emulator.p4c.diagnostics import CompileError, Pos
 from emulator.p4c.frontend import ast as A
+from emulator.p4c.frontend import types as T
+from emulator.p4c.frontend.values import ObjRef
+from emulator.p4c.lowering.context import Ctx
+from emulator.p4c.lowering.exprs import lower
 
 IsTable = Callable[[A.Expr], bool]
+HasEffects = Callable[[A.Call], bool]  # whether a call can change state (not isValid(), ...)
 NewTemp = Callable[[Pos], str]  # a fresh bool temporary, bound in scope under the returned name
 
 
@@ -34,28 +41,36 @@ def applied_member(e: A.Expr, is_table: IsTable) -> str | None:
     return None
 
 
-class ApplyHoister:
-    """Rewrites one statement whose expressions apply tables into plain statements."""
+class EffectOrder:
+    """Rewrites one statement whose expressions apply tables, or call something with side
+    effects where they may not run, into plain statements."""
 
-    def __init__(self, is_table: IsTable, new_temp: NewTemp) -> None:
+    def __init__(self, is_table: IsTable, has_effects: HasEffects, new_temp: NewTemp) -> None:
         self.is_table = is_table
+        self.has_effects = has_effects
         self.new_temp = new_temp
 
     # -------------------------------------------------------------- statements
     def statement(self, s: A.Stmt) -> list[A.Stmt] | None:
         """The statements replacing ``s``, or None when ``s`` applies no table in an expression."""
-        if isinstance(s, A.If) and not self._plain_condition(s.cond) and self.applies(s.cond):
+        if isinstance(s, A.If) and not self._plain_condition(s.cond) and self.needs(s.cond):
             pre, cond = self.expr(s.cond)
             return [*pre, replace(s, cond=cond)]
-        if isinstance(s, A.Assign) and self.applies(s.rhs):
+        if isinstance(s, A.Assign) and self.needs(s.rhs):
             if self.applies(s.lhs):
                 raise CompileError(s.lhs.pos, "a table cannot be applied on the left of '='")
+            if isinstance(s.rhs, A.Ternary) and self._effects_in_arms(s.rhs):
+                then = replace(s, rhs=s.rhs.then)
+                return [A.If(s.pos, s.rhs.cond, then, replace(s, rhs=s.rhs.other))]
             pre, rhs = self.expr(s.rhs)
             return [*pre, replace(s, rhs=rhs)]
-        if isinstance(s, A.VarDecl) and s.init is not None and self.applies(s.init):
+        if isinstance(s, A.VarDecl) and s.init is not None and self.needs(s.init):
+            if isinstance(s.init, A.Ternary) and self._effects_in_arms(s.init):
+                assign = A.Assign(s.pos, A.Name(s.pos, s.name), s.init)
+                return [replace(s, init=None), *(self.statement(assign) or [assign])]
             pre, init = self.expr(s.init)
             return [*pre, replace(s, init=init)]
-        if isinstance(s, A.CallStmt) and any(self.applies(a.value) for a in s.call.args):
+        if isinstance(s, A.CallStmt) and any(self.needs(a.value) for a in s.call.args):
             pre, call = self.expr(s.call)
             assert isinstance(call, A.Call)
             return [*pre, replace(s, call=call)]
@@ -73,6 +88,26 @@ class ApplyHoister:
             return True
         return any(self.applies(c) for c in _children(e))
 
+    def effects(self, e: A.Expr) -> bool:
+        """Whether evaluating ``e`` applies a table or calls something with side effects."""
+        if self.applies(e) or (isinstance(e, A.Call) and self.has_effects(e)):
+            return True
+        return any(self.effects(c) for c in _children(e))
+
+    def _effects_in_arms(self, e: A.Ternary) -> bool:
+        return self.effects(e.then) or self.effects(e.other)
+
+    def needs(self, e: A.Expr) -> bool:
+        """Whether ``e`` must be rewritten: a table apply, or side effects that a short
+        circuit (``&&``, ``||``, ``?:``) may skip."""
+        if self.applies(e):
+            return True
+        if isinstance(e, A.Binary) and e.op in ("&&", "||") and self.effects(e.right):
+            return True
+        if isinstance(e, A.Ternary) and self._effects_in_arms(e):
+            return True
+        return any(self.needs(c) for c in _children(e))
+
     # -------------------------------------------------------------- expressions
     def expr(self, e: A.Expr) -> tuple[list[A.Stmt], A.Expr]:
         """Statements to run first, and what remains of ``e``."""
@@ -85,11 +120,13 @@ class ApplyHoister:
                 A.Assign(e.pos, A.Name(e.pos, tmp), A.BoolLit(e.pos, v)) for v in (True, False)
             ]
             return [A.If(e.pos, e, set_to[0], set_to[1])], A.Name(e.pos, tmp)
-        if isinstance(e, A.Binary) and e.op in ("&&", "||") and self.applies(e.right):
+        if isinstance(e, A.Binary) and e.op in ("&&", "||") and self.effects(e.right):
             return self._short_circuit(e)
-        if isinstance(e, A.Ternary) and (self.applies(e.then) or self.applies(e.other)):
+        if isinstance(e, A.Ternary) and self._effects_in_arms(e):
             raise CompileError(
-                e.pos, "a table applied inside an arm of '?:' is not supported; use if/else"
+                e.pos,
+                "a table apply or a call with side effects inside an arm of a nested '?:' "
+                "is not supported; use if/else",
             )
         return self._in_order(e)
 
@@ -112,9 +149,11 @@ class ApplyHoister:
         pre: list[A.Stmt] = []
         new: list[A.Expr] = []
         for i, k in enumerate(kids):
-            if self.applies(k) and any(_calls(x) for x in kids[:i]):
+            if self.needs(k) and any(self.effects(x) for x in kids[:i]):
                 raise CompileError(
-                    k.pos, "a table applied after a call in the same expression is not supported"
+                    k.pos,
+                    "a table apply or short circuit after a call with side effects in the same "
+                    "expression is not supported; compute the call into a variable first",
                 )
             p, nk = self.expr(k)
             pre += p
@@ -165,10 +204,52 @@ def _rebuild(e: A.Expr, kids: list[A.Expr]) -> A.Expr:
     return e
 
 
-def _calls(e: A.Expr) -> bool:
-    """Whether ``e`` calls anything but a header's ``isValid()`` (which has no effect)."""
-    if isinstance(e, A.Call) and not (
-        isinstance(e.func, A.Member) and e.func.name == "isValid" and not e.args
-    ):
+PURE_METHODS = {"isValid", "minSizeInBits", "minSizeInBytes", "lookahead"}
+
+
+def call_has_effects(call: A.Call, ctx: Ctx) -> bool:
+    """Whether a call can change state: anything but header queries, ``lookahead``, a
+    one-argument ``register.read`` and functions with only ``in`` parameters and no calls."""
+    try:
+        fn = lower(call.func, ctx)
+    except CompileError:
         return True
-    return any(_calls(c) for c in _children(e))
+    if not isinstance(fn, ObjRef):
+        return True
+    if fn.kind == "method":
+        base = fn.decl
+        if fn.name in PURE_METHODS:
+            return False
+        is_register = isinstance(base, ObjRef) and base.kind == "extern"
+        is_register = is_register and base.extra["type"] == "register"
+        return not (is_register and fn.name == "read" and len(call.args) == 1)
+    if fn.kind == "function":
+        decl: A.FunctionDecl = fn.decl
+        writes = any(p.direction in ("out", "inout") for p in decl.params)
+        return writes or _has_call(decl.body)
+    return True
+
+
+def _has_call(s: A.Stmt | None) -> bool:
+    if isinstance(s, A.CallStmt):
+        return True
+    if isinstance(s, A.Block):
+        return any(_has_call(x) for x in s.stmts)
+    if isinstance(s, A.If):
+        return _has_call(s.then) or _has_call(s.other)
+    if isinstance(s, A.Switch):
+        return any(_has_call(c.body) for c in s.cases)
+    return False
+
+
+def bind_temp(ctx: Ctx, pos: Pos) -> str:
+    """A bool temporary bound in ``ctx``'s scope under a name no program can write."""
+    tmp = ctx.temp(T.BOOL, pos, "tmp")
+    name = f"{tmp.json['value'][1]}$hoisted"
+    ctx.scope.bind(name, tmp)
+    return name
+
+
+def effect_order(ctx: Ctx, is_table: IsTable) -> EffectOrder:
+    """The rewriter for statements lowered in ``ctx``."""
+    return EffectOrder(is_table, lambda c: call_has_effects(c, ctx), lambda p: bind_temp(ctx, p))
