@@ -84,6 +84,8 @@ def test_l3_ecmp_forty_flows_match_bmv2(tmp_path):
         "header_equality",
         "apply_in_expressions",
         "short_circuit",
+        "header_values",
+        "action_exit",
     ],
 )
 @pytest.mark.parametrize("compiler", ["p4c-bm2-ss", "fabemu"])

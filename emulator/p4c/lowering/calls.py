@@ -217,10 +217,16 @@ def inline_function(ctx: Ctx, decl: A.FunctionDecl, args: tuple[A.Arg, ...], pos
             v = RV(tmp.json, t)
         inner.scope.bind(p.name, v)
     rt = resolve_type(ctx.env, decl.ret, const_eval)
-    result = ctx.temp(rt, pos, f"{decl.name}_ret") if not isinstance(rt, T.VoidT) else None
+    result: Value | None = None
+    if isinstance(rt, T.StructT):  # a header or struct: storage of its own, as for a local
+        result = ctx.env.allocate(ctx.env.unique(f"{decl.name}_ret"), rt, pos)
+    elif not isinstance(rt, T.VoidT):
+        result = ctx.temp(rt, pos, f"{decl.name}_ret")
     inner.func_result = result
     lower_block(decl.body.stmts, inner)
-    return RV(result.json, rt) if result is not None else VOID
+    if isinstance(result, RV):
+        return RV(result.json, rt)
+    return result if result is not None else VOID
 
 
 def out_arg(ctx: Ctx, e: A.Expr, t: T.Type | None) -> RV:

@@ -27,7 +27,7 @@ from emulator.p4c.frontend.values import (
     to_data,
 )  # fmt: skip
 from emulator.p4c.lowering.context import Ctx
-from emulator.p4c.lowering.header_ops import header_equality
+from emulator.p4c.lowering.header_ops import aggregate_equality
 
 
 def const_eval(e: A.Expr, env: Env, expected: T.Type | None = None) -> Value:
@@ -392,8 +392,8 @@ def binary(e: A.Binary, ctx: Ctx, expected: T.Type | None) -> Value:
         left = expr_json("<<", _unsigned(a), hexv(tb.width))
         return RV(_masked(expr_json("|", left, _unsigned(b)), T.Bits(t.width)), t)
     la, lb = lower(e.left, ctx), lower(e.right, ctx)
-    if op in ("==", "!=") and isinstance(la, HeaderRef) and isinstance(lb, HeaderRef):
-        return header_equality(la, lb, op, e.pos)
+    if op in ("==", "!=") and (whole := aggregate_equality(la, lb, op, e.pos)) is not None:
+        return whole
     a = scalar(la, e.left.pos)
     b = scalar(lb, e.right.pos)
     a, b, t = unify(a, b, e.pos, op)

@@ -38,12 +38,23 @@ def lower_block(stmts: tuple[A.Stmt, ...] | list[A.Stmt], ctx: Ctx) -> None:
     returns: list[int] = []
     ctx_returns = ctx.returns
     ctx.returns = returns
-    for s in stmts:
+    for s in _reachable(stmts):
         lower_stmt(s, ctx)
     ctx.returns = ctx_returns
     end = len(ctx.prims)
     for i in returns:
         ctx.prims[i]["parameters"] = [hexv(end)]
+
+
+def _reachable(stmts: tuple[A.Stmt, ...] | list[A.Stmt]) -> list[A.Stmt]:
+    """Statements up to an ``exit`` (those after it never run; p4c drops them too, and
+    BMv2's ``exit`` primitive does not stop the action's later primitives)."""
+    out: list[A.Stmt] = []
+    for s in stmts:
+        out.append(s)
+        if isinstance(s, A.Exit):
+            break
+    return out
 
 
 def lower_stmt(s: A.Stmt, ctx: Ctx) -> None:
@@ -54,7 +65,7 @@ def lower_stmt(s: A.Stmt, ctx: Ctx) -> None:
         return
     if isinstance(s, A.Block):
         inner = ctx.child()
-        for x in s.stmts:
+        for x in _reachable(s.stmts):
             lower_stmt(x, inner)
     elif isinstance(s, A.Empty):
         pass
@@ -105,6 +116,11 @@ def lower_if(s: A.If, ctx: Ctx) -> None:
         if branch is not None:
             lower_stmt(branch, ctx)
         return
+    exit_stmt = _exit_in(s.then) or _exit_in(s.other)
+    if exit_stmt is not None:  # as p4c-bm2-ss, which has no conditional exit in an action
+        raise CompileError(
+            exit_stmt.pos, "exit under a condition in an action is not supported on BMv2"
+        )
     jz = len(ctx.prims)
     ctx.emit("_jump_if_zero", [to_data(c), hexv(0)], s.pos)
     lower_stmt(s.then, ctx)
@@ -116,6 +132,17 @@ def lower_if(s: A.If, ctx: Ctx) -> None:
         ctx.prims[j]["parameters"][0] = hexv(len(ctx.prims))
     else:
         ctx.prims[jz]["parameters"][1] = hexv(len(ctx.prims))
+
+
+def _exit_in(s: A.Stmt | None) -> A.Exit | None:
+    """The first ``exit`` in ``s`` (blocks and nested ifs included)."""
+    if isinstance(s, A.Exit):
+        return s
+    if isinstance(s, A.Block):
+        return next((e for x in s.stmts if (e := _exit_in(x)) is not None), None)
+    if isinstance(s, A.If):
+        return _exit_in(s.then) or _exit_in(s.other)
+    return None
 
 
 def declare_var(s: A.VarDecl, ctx: Ctx) -> None:
@@ -216,10 +243,16 @@ def _assign_struct(target: StructRef, v: Value, ctx: Ctx, pos: Pos) -> None:
 
 
 def assign_slice(lhs: A.Slice, rhs: A.Expr, ctx: Ctx, pos: Pos) -> None:
-    target = lower(lhs.expr, ctx)
+    hi, lo = const_int(lhs.hi, ctx, "slice bound"), const_int(lhs.lo, ctx, "slice bound")
+    base = lhs.expr
+    while isinstance(base, A.Slice):  # x[15:8][3:0] is x[11:8]
+        ihi, ilo = const_int(base.hi, ctx, "slice bound"), const_int(base.lo, ctx, "slice bound")
+        if not (0 <= lo <= hi <= ihi - ilo):
+            raise CompileError(lhs.pos, f"slice [{hi}:{lo}] out of range for [{ihi}:{ilo}]")
+        hi, lo, base = hi + ilo, lo + ilo, base.expr
+    target = lower(base, ctx)
     if not isinstance(target, RV) or not target.lvalue or not isinstance(target.type, T.Bits):
         raise CompileError(lhs.pos, "slice assignment needs a bit<W> field or variable")
-    hi, lo = const_int(lhs.hi, ctx, "slice bound"), const_int(lhs.lo, ctx, "slice bound")
     w = target.type.width
     if not (0 <= lo <= hi < w):
         raise CompileError(lhs.pos, f"slice [{hi}:{lo}] out of range for {w}-bit value")

@@ -1,4 +1,4 @@
-"""``t.apply().hit``/``.miss`` inside expressions: hoisted into a branch on the table, with
+"""Side effects in expressions and actions: ``t.apply().hit``/``.miss`` hoisted into a branch on the table, with
 ``&&``/``||`` short circuits kept; unsupported places give one located error."""
 
 from __future__ import annotations
@@ -73,3 +73,17 @@ def test_call_with_side_effects_right_of_and_runs_in_a_branch() -> None:
     protocol = {"type": "field", "value": ["ipv4", "protocol"]}
     assert any(p["parameters"][0] == protocol for p in prims)
     assert guard["false_next"] != guard["true_next"]
+
+
+def test_exit_under_a_condition_in_an_action_is_refused_as_by_p4c() -> None:
+    decls = "    action a(bool b) { if (b) { exit; } hdr.ipv4.ttl = 8w1; }"
+    with pytest.raises(CompileError, match="exit under a condition in an action") as err:
+        compile_ingress("        a(true);", decls)
+    assert ":5:33:" in str(err.value).splitlines()[0]
+
+
+def test_statements_after_exit_in_an_action_are_dropped() -> None:
+    decls = "    action a() { hdr.ipv4.ttl = 8w1; exit; hdr.ipv4.ttl = 8w2; }"
+    doc = compile_ingress("        a();", decls)
+    ops = [[p["op"] for p in act["primitives"]] for act in doc["actions"]]
+    assert ["assign", "exit"] in ops and all(o[-1:] != ["assign"] or "exit" not in o for o in ops)
