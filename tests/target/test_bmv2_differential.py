@@ -86,6 +86,7 @@ def test_l3_ecmp_forty_flows_match_bmv2(tmp_path):
         "short_circuit",
         "header_values",
         "action_exit",
+        "locals_and_keys",
     ],
 )
 @pytest.mark.parametrize("compiler", ["p4c-bm2-ss", "fabemu"])

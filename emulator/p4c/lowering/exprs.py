@@ -254,6 +254,11 @@ def member(base: Value, name: str, pos: Pos, ctx: Ctx) -> Value:
 
 
 def index(base: Value, idx: A.Expr, pos: Pos, ctx: Ctx) -> Value:
+    if isinstance(base, ListV):  # a tuple: constant indices only
+        k = const_int(idx, ctx, "tuple index")
+        if not 0 <= k < len(base.items):
+            raise CompileError(idx.pos, f"index {k} out of bounds for {base.type.show()}")
+        return base.items[k]
     if not isinstance(base, StackRef):
         raise CompileError(pos, "indexing needs a header stack")
     i = lower(idx, ctx, T.Bits(32))

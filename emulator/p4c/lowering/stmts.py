@@ -6,6 +6,7 @@ primitives), so extern calls stay conditional.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from emulator.p4c.diagnostics import CompileError, Pos
@@ -168,12 +169,19 @@ def assign_expr(lhs: A.Expr, rhs: A.Expr, ctx: Ctx, pos: Pos) -> None:
 def assign_value(target: Value, v: Value, ctx: Ctx, pos: Pos, lpos: Pos | None = None) -> None:
     """Emit the primitives for ``target = v``."""
     lpos = lpos or pos
+    if isinstance(v, ListV) and not isinstance(target, RV):
+        v = _snapshot(v, _leaves(target), ctx, pos)
     if isinstance(target, RV):
         _assign_scalar(target, v, ctx, pos, lpos)
     elif isinstance(target, HeaderRef):
         _assign_header(target, v, ctx, pos)
     elif isinstance(target, StructRef):
         _assign_struct(target, v, ctx, pos)
+    elif isinstance(target, ListV) and isinstance(v, ListV):  # a tuple local
+        if len(target.items) != len(v.items):
+            raise CompileError(pos, f"{target.type.show()} has {len(target.items)} elements")
+        for dst, src in zip(target.items, v.items, strict=True):
+            assign_value(dst, src, ctx, pos)
     elif isinstance(target, StackRef) and isinstance(v, StackRef):
         stacks = [{"type": "header_stack", "value": x.name} for x in (target, v)]
         ctx.emit("assign_header_stack", stacks, pos)
@@ -182,6 +190,34 @@ def assign_value(target: Value, v: Value, ctx: Ctx, pos: Pos, lpos: Pos | None =
         ctx.emit("assign_union", unions, pos)
     elif not (isinstance(target, ObjRef) and target.kind == "dontcare"):
         raise CompileError(lpos, "left side of assignment is not assignable")
+
+
+def _leaves(v: Value) -> list[str]:
+    """The storage a value occupies, as JSON text of its fields."""
+    if isinstance(v, RV):
+        return [json.dumps(v.json)]
+    if isinstance(v, HeaderRef):
+        return [json.dumps({"type": "field", "value": [v.name, f]}) for f, _ in v.type.fields]
+    if isinstance(v, StructRef):
+        return [x for f in v.fields.values() for x in _leaves(f)]
+    if isinstance(v, ListV):
+        return [x for i in v.items for x in _leaves(i)]
+    return []
+
+
+def _snapshot(v: ListV, targets: list[str], ctx: Ctx, pos: Pos) -> ListV:
+    """``{...}`` with the items that read the assignment's own target copied first, so
+    ``p = {p.y, p.x}`` swaps (the right side is evaluated before any field is written)."""
+    items: list[Value] = []
+    for item in v.items:
+        if isinstance(item, ListV):
+            item = _snapshot(item, targets, ctx, pos)
+        elif isinstance(item, RV) and any(x in json.dumps(item.json) for x in targets):
+            tmp = ctx.temp(item.type, pos)
+            ctx.emit("assign", [tmp.json, to_data(item)], pos)
+            item = RV(tmp.json, item.type)
+        items.append(item)
+    return ListV(items, v.type, v.names)
 
 
 def _assign_scalar(target: RV, v: Value, ctx: Ctx, pos: Pos, lpos: Pos) -> None:
