@@ -87,3 +87,21 @@ def test_statements_after_exit_in_an_action_are_dropped() -> None:
     doc = compile_ingress("        a();", decls)
     ops = [[p["op"] for p in act["primitives"]] for act in doc["actions"]]
     assert ["assign", "exit"] in ops and all(o[-1:] != ["assign"] or "exit" not in o for o in ops)
+
+
+def test_exit_in_an_action_with_inout_parameters_is_refused() -> None:
+    decls = "    action a(inout bit<8> v) { v = 8w1; exit; }"
+    with pytest.raises(CompileError, match="exit in an action with out/inout parameters") as err:
+        compile_ingress("        a(hdr.ipv4.ttl);", decls)
+    assert ":5:41:" in str(err.value).splitlines()[0]
+
+
+def test_inout_arguments_are_copied_in_and_back() -> None:
+    """``a(x, x)`` with two inout parameters: both see the old x; q's copy-out comes last."""
+    decls = "    action a(inout bit<8> p, inout bit<8> q) { p = p + 8w1; q = 8w7; }"
+    doc = compile_ingress("        a(hdr.ipv4.ttl, hdr.ipv4.ttl);", decls)
+    prims = [p for act in doc["actions"] for p in act["primitives"] if p["op"] == "assign"]
+    ttl = {"type": "field", "value": ["ipv4", "ttl"]}
+    writes = [p for p in prims if p["parameters"][0] == ttl]
+    assert len(writes) == 2  # the two copy-outs, p's first
+    assert writes[-1]["parameters"][1]["value"][1] == "q"

@@ -117,7 +117,7 @@ def lower_if(s: A.If, ctx: Ctx) -> None:
         if branch is not None:
             lower_stmt(branch, ctx)
         return
-    exit_stmt = _exit_in(s.then) or _exit_in(s.other)
+    exit_stmt = exit_in(s.then) or exit_in(s.other)
     if exit_stmt is not None:  # as p4c-bm2-ss, which has no conditional exit in an action
         raise CompileError(
             exit_stmt.pos, "exit under a condition in an action is not supported on BMv2"
@@ -135,14 +135,14 @@ def lower_if(s: A.If, ctx: Ctx) -> None:
         ctx.prims[jz]["parameters"][1] = hexv(len(ctx.prims))
 
 
-def _exit_in(s: A.Stmt | None) -> A.Exit | None:
+def exit_in(s: A.Stmt | None) -> A.Exit | None:
     """The first ``exit`` in ``s`` (blocks and nested ifs included)."""
     if isinstance(s, A.Exit):
         return s
     if isinstance(s, A.Block):
-        return next((e for x in s.stmts if (e := _exit_in(x)) is not None), None)
+        return next((e for x in s.stmts if (e := exit_in(x)) is not None), None)
     if isinstance(s, A.If):
-        return _exit_in(s.then) or _exit_in(s.other)
+        return exit_in(s.then) or exit_in(s.other)
     return None
 
 
