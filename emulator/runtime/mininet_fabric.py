@@ -25,7 +25,6 @@ import contextlib
 import hashlib
 import json
 import os
-import re
 import shlex
 import signal
 import subprocess
@@ -41,6 +40,7 @@ from emulator.runtime.links import link_exists, set_link_state
 from emulator.runtime.mininet_switch import Bmv2Switch, FabemuSwitch, P4ProcessSwitch
 from emulator.runtime.runstate import STATE_ROOT, RunState
 from emulator.runtime.statedir import take_run_lock
+from emulator.target.cli_values import parse_counter
 from emulator.topology import ResolvedTopology
 
 BMV2_FRAME_BYTES = 1024 + 24  # frame + wire overhead used to turn rates into packets/s
@@ -51,7 +51,6 @@ _TARGETS: dict[str, type[P4ProcessSwitch]] = {
 }
 RUN_LOCK = "mininet.lock"  # in STATE_ROOT: one Mininet run at a time on this machine
 RUN_LOCK_WAIT_S = 300.0
-_PACKETS = re.compile(r"packets=(\d+)")
 Program = str | Path | Mapping[str, Any]  # a BMv2 JSON file, or the JSON document itself
 
 
@@ -341,8 +340,8 @@ class MininetFabric:
 
             with ControlConnection(sw.thrift_port) as conn:
                 outs = [conn.cli(line) for line in lines]
-        found = [_PACKETS.search(o) for o in outs]
-        return [int(m.group(1)) if m else 0 for m in found]
+        found = [parse_counter(o) for o in outs]
+        return [v[1] if v else 0 for v in found]
 
     def _set_link(self, a: str, b: str, state: str) -> int:
         net = self._need_net()
