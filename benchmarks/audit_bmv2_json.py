@@ -120,7 +120,10 @@ def _tables(doc: dict[str, Any]) -> Iterator[Form]:
 
 def _state(doc: dict[str, Any]) -> Iterator[Form]:
     for r in doc.get("register_arrays", []):
-        yield ("register", f"register_array bitwidth {'>64' if r.get('bitwidth', 0) > 64 else '<=64'}")
+        yield (
+            "register",
+            f"register_array bitwidth {'>64' if r.get('bitwidth', 0) > 64 else '<=64'}",
+        )
     for c in doc.get("counter_arrays", []):
         yield ("counter", "direct" if c.get("is_direct") else "indexed")
     for m in doc.get("meter_arrays", []):

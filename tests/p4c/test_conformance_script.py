@@ -40,3 +40,21 @@ def test_counts_passes_and_failures(tmp_path: Path, capsys: pytest.CaptureFixtur
 
 def test_refuses_a_missing_directory(tmp_path: Path) -> None:
     assert _script().main(["--samples", str(tmp_path / "nope")]) == 2
+
+
+def test_segments_split_at_commands_after_packets() -> None:
+    steps = [("cli", "a"), ("cli", "b"), ("packet", (0, b"1")), ("packet", (1, b"2")),
+             ("cli", "c"), ("packet", (0, b"3")), ("cli", "d")]  # fmt: skip
+    assert _script().segments(steps) == [
+        (["a", "b"], [(0, b"1"), (1, b"2")]),
+        (["c"], [(0, b"3")]),
+        (["d"], []),
+    ]
+    assert _script().segments([("packet", (0, b"1"))]) == [([], [(0, b"1")])]
+
+
+def test_stateful_programs_are_those_with_registers_counters_or_meters() -> None:
+    mod = _script()
+    assert not mod.stateful({"register_arrays": [], "actions": []})
+    assert mod.stateful({"counter_arrays": [{"name": "c"}]})
+    assert mod.stateful({"register_arrays": [{"name": "r"}]})
