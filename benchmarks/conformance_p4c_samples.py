@@ -62,7 +62,8 @@ def real_json(p4: Path, work: Path) -> tuple[Path | None, str]:
     except subprocess.TimeoutExpired:
         return None, "p4c-bm2-ss timed out"
     if res.returncode != 0 or not out.exists():
-        return None, _first_line(res.stderr)
+        errors = [ln for ln in res.stderr.splitlines() if "error" in ln.lower()]
+        return None, _first_line("\n".join(errors) or res.stderr)
     return out, ""
 
 

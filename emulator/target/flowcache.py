@@ -20,7 +20,7 @@ from collections.abc import Callable
 from operator import itemgetter
 from typing import Any
 
-from emulator.target import codegen, parser, primitives
+from emulator.target import codegen, parser, primitives, union_stacks
 from emulator.target.externs import CounterArray, MeterArray, RegisterArray
 from emulator.target.flowlazy import (
     Lazy,
@@ -56,12 +56,15 @@ _KNOWN_FUNCS = {
     codegen._usat,
     primitives._push,
     primitives._pop,
+    union_stacks.union_push,
+    union_stacks.union_pop,
     primitives._log_msg,
     parser.extract_vl,
     parser.emit_vl,
     int.from_bytes,
 }
-_PLAIN = (int, str, bytes, bool, tuple, frozenset, type(None), type, HeaderInfo, StackInfo)
+_PLAIN = (int, str, bytes, bool, tuple, frozenset, type(None), type, HeaderInfo, StackInfo,
+          union_stacks.UnionStackInfo)  # fmt: skip
 _STATEFUL = (RegisterArray, CounterArray, MeterArray, parser.Calculation, parser.Deparser)
 
 

@@ -152,11 +152,7 @@ class StfRunner:
         cmd, rest = words[0], (words[1] if len(words) > 1 else "")
         if cmd == "packet":
             port, data = self._port_data(rest)
-            try:
-                frame = bytes.fromhex(data)
-            except ValueError:
-                raise StfError(f"packet: invalid hex data {data!r}") from None
-            for eport, out in self.sw.process(port, frame):
+            for eport, out in self.sw.process(port, packet_bytes(data)):
                 self.outputs.setdefault(eport, []).append(out)
         elif cmd == "expect":
             port, data = self._port_data(rest)
@@ -261,6 +257,17 @@ class StfRunner:
         return StfResult(ok, "\n".join([summary, *lines]), self.outputs)
 
 
+def packet_bytes(data: str) -> bytes:
+    """A ``packet`` line's hex digits as bytes, two digits a byte; a trailing odd digit is the
+    value of a last byte (p4c's samples write ``... 20 0`` for ``20 00``)."""
+    if len(data) % 2:
+        data = data[:-1] + "0" + data[-1]
+    try:
+        return bytes.fromhex(data)
+    except ValueError:
+        raise StfError(f"packet: invalid hex data {data!r}") from None
+
+
 def _compare(want: str | None, got: str | None) -> str | None:
     if want is None:
         return "unexpected packet"
@@ -318,7 +325,7 @@ def stf_to_cli(program: dict[str, Any] | str, stf_path: str | Path) -> list[tupl
         try:
             if line.startswith("packet "):
                 port, data = StfRunner._port_data(line.split(None, 1)[1])
-                steps.append(("packet", (port, bytes.fromhex(data))))
+                steps.append(("packet", (port, packet_bytes(data))))
             elif line.startswith(("add ", "setdefault ")):
                 before = {t.name: set(t.entries) for t in probe.sw.tables.values()}
                 probe.command(line)

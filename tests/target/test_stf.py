@@ -8,7 +8,7 @@ import pytest
 
 from emulator.cli.main import main as fabemu
 from emulator.target.errors import StfError
-from emulator.target.stf import run_stf
+from emulator.target.stf import packet_bytes, run_stf
 
 from .bmv2json import Program, assign, eth_ipv4_udp, fld, prim, rd
 from .fakes import ipv4_udp
@@ -213,3 +213,15 @@ def test_fabemu_stf_priority_queues_option(tmp_path, capsys):
     assert fabemu(["stf", "--priority-queues", "8", str(prog), str(stf)]) == 0
     assert fabemu(["stf", "--priority-queues", "99", str(prog), str(stf)]) == 2
     capsys.readouterr()
+
+
+def test_a_trailing_odd_hex_digit_is_a_last_byte(tmp_path):
+    """p4c's samples write packets such as ``... 20 0``: the last digit is a byte."""
+    assert packet_bytes("20 0".replace(" ", "")) == b"\x20\x00"
+    assert packet_bytes("abc") == b"\xab\x0c"
+    stf = write(tmp_path, f"packet 0 {PKT}0\nexpect 0 {PKT}00$\n")
+    doc = tern_program()
+    default = doc["pipelines"][0]["tables"][0]["default_entry"]
+    default.update(action_id=0, action_data=["0x0000"])  # fwd to port 0
+    result = run_stf(doc, stf)
+    assert result.passed and result.outputs[0][0].endswith(b"\x00")
