@@ -58,6 +58,7 @@ _KNOWN_FUNCS = {
     primitives._pop,
     union_stacks.union_push,
     union_stacks.union_pop,
+    union_stacks.union_copy,
     primitives._log_msg,
     parser.extract_vl,
     parser.emit_vl,

@@ -15,7 +15,7 @@ from typing import Any
 from emulator.target.codegen import CodeGen, HRef, lit
 from emulator.target.errors import ProgramError
 from emulator.target.program import StackInfo
-from emulator.target.union_stacks import union_pop, union_push
+from emulator.target.union_stacks import union_copy, union_pop, union_push
 
 
 class P4AssertionFailure(Exception):
@@ -75,7 +75,7 @@ class ActionCompiler:
     def __init__(self, cg: CodeGen, env: ActionEnv, std: dict[str, int]) -> None:
         self.cg, self.env, self.std = cg, env, std
         cg.ns.update(_push=_push, _pop=_pop, _AF=P4AssertionFailure, _logm=_log_msg)
-        cg.ns.update(_upush=union_push, _upop=union_pop)
+        cg.ns.update(_upush=union_push, _upop=union_pop, _ucopy=union_copy)
         cg.ns["_rng"] = env.rng
 
     def compile(self, action: dict[str, Any]) -> Callable[..., Any]:
@@ -138,6 +138,11 @@ class ActionCompiler:
             for hd, hs in zip(sd.headers, ss.headers):
                 out += self._copy_header(HRef(hd, str(hd.base)), HRef(hs, str(hs.base)))
             return out
+        if op == "assign_union_stack":
+            ud, us = (cg.layout.union_stacks.get(str(x.get("value"))) for x in ps[:2])
+            if ud is None or us is None:
+                raise ProgramError(f"unknown header union stack in {ps!r}")
+            return [f"_ucopy(f, {cg.const(ud)}, {cg.const(us)})"]
         if op in ("add_header", "setValid"):
             ref = cg.header_ref(ps[0])
             others = cg.layout.union_siblings.get(ref.proto.name, []) if ref.base.isdigit() else []

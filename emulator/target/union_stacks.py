@@ -87,6 +87,13 @@ def union_pop(f: list[int], us: UnionStackInfo, count: int) -> None:
     f[us.next_slot] = max(f[us.next_slot] - count, 0)
 
 
+def union_copy(f: list[int], dst: UnionStackInfo, src: UnionStackInfo) -> None:
+    """``dst = src`` (``assign_union_stack``): every element and the next index."""
+    for d, s in zip(dst.elements, src.elements):
+        _copy_element(f, d, s)
+    f[dst.next_slot] = f[src.next_slot]
+
+
 def extract_plan(
     us: UnionStackInfo, member: str
 ) -> tuple[tuple[int, ...], tuple[tuple[int, ...], ...]]:

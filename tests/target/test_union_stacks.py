@@ -95,3 +95,33 @@ def test_extract_vl_into_a_header_stack():
     a = p.action("act", [], [assign(fld(SM, "egress_spec"), hexv(1))])
     p.table(0, "t", [], [a], a)
     assert run(p.doc, bytes.fromhex("01aaaa02bbbbcc")) == bytes.fromhex("01aaaa02bbbbcc")
+
+
+def test_assign_union_stack_copies_every_element_and_the_next_index():
+    doc = union_stack_program()
+    for i in range(2):  # a second union stack "vs" of the same type, never parsed
+        doc["headers"] += [
+            {"name": f"vs[{i}].one", "id": 8 + 2 * i, "header_type": "one_t", "metadata": False},
+            {"name": f"vs[{i}].two", "id": 9 + 2 * i, "header_type": "two_t", "metadata": False},
+        ]
+        doc["header_unions"].append(
+            {
+                "name": f"vs[{i}]",
+                "id": 2 + i,
+                "union_type": "u_t",
+                "header_ids": [8 + 2 * i, 9 + 2 * i],
+            }
+        )
+    doc["header_union_stacks"].append(
+        {"name": "vs", "id": 1, "union_type": "u_t", "size": 2, "header_union_ids": [2, 3]}
+    )
+    doc["deparsers"][0]["order"] = ["vs[0].one", "vs[0].two", "vs[1].one", "vs[1].two"]
+    us = {"type": "header_union_stack", "value": "us"}
+    vs = {"type": "header_union_stack", "value": "vs"}
+    act = doc["actions"][0]["primitives"]
+    size_vs = {"type": "expression", "value": {"op": "size_stack", "left": None, "right": vs}}
+    act.append(prim("assign_union_stack", vs, us))
+    act.append(assign(fld(SM, "egress_spec"), size_vs))  # 2: the next index came along
+    act.append(prim("pop", vs, hexv(1)))  # element 1 (the two) moves down
+    [(port, out)] = Switch(doc, tm=FifoTM(lambda: 0)).process(0, bytes.fromhex("01aa021234"))
+    assert (port, out) == (2, bytes.fromhex("1234"))
