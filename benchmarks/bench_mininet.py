@@ -21,7 +21,7 @@ from pathlib import Path
 
 from emulator.control import FabricController
 from emulator.p4c import compile_file
-from emulator.runtime.mininet_fabric import MininetFabric
+from emulator.runtime.mininet.fabric import MininetFabric
 from emulator.topology import resolve
 from emulator.topology.spec import TopologySpec
 

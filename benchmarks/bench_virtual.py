@@ -35,7 +35,7 @@ from emulator.control import FabricConfig, FabricController
 from emulator.measure.results import RunMeta
 from emulator.p4c import compile_file
 from emulator.runtime.base import RuntimeConfig
-from emulator.runtime.virtual import VirtualRuntime
+from emulator.runtime.virtual.runtime import VirtualRuntime
 from emulator.topology import LinkSpec, ResolvedTopology, TopologySpec, load_clos, resolve
 
 PROGRAM = Path(__file__).resolve().parents[1] / "p4" / "roce_fabric.p4"

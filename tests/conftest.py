@@ -14,6 +14,16 @@ settings.register_profile("fabemu", deadline=None, derandomize=bool(os.environ.g
 settings.load_profile("fabemu")
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    """Register --update-golden: rewrite golden files next to the tests instead of comparing."""
+    parser.addoption(
+        "--update-golden",
+        action="store_true",
+        default=False,
+        help="rewrite golden files (command files, scenario results) instead of comparing",
+    )
+
+
 def _missing_for(marker: str) -> str | None:
     """Why tests with ``marker`` cannot run here, or None when they can."""
     if marker in ("mininet", "root"):

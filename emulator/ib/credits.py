@@ -27,8 +27,8 @@ from emulator.target.flowcontrol import BLOCKED
 from emulator.traffic.qp import wire_ns
 
 if TYPE_CHECKING:
-    from emulator.runtime.virtual import VirtualRuntime
-    from emulator.runtime.vt_links import LinkDir
+    from emulator.runtime.virtual.links import LinkDir
+    from emulator.runtime.virtual.runtime import VirtualRuntime
     from emulator.target.tm import TrafficManager
 
 CREDIT_BYTES = 64

@@ -82,8 +82,8 @@ class NetworkRuntime(Protocol):
 
 
 RUNTIMES = {
-    "virtual": "emulator.runtime.virtual:VirtualRuntime",
-    "mininet": "emulator.runtime.mininet_rt:MininetRuntime",
+    "virtual": "emulator.runtime.virtual.runtime:VirtualRuntime",
+    "mininet": "emulator.runtime.mininet.runtime:MininetRuntime",
 }
 
 

@@ -461,7 +461,7 @@ def _warn_capacity(
     meta: RunMeta, topo: Any, target: str, mtu: int, say: Callable[[str], None]
 ) -> None:
     """Say (log, progress, ``meta.why``) when the links outrun the Mininet switches."""
-    from emulator.runtime.mininet_capacity import capacity_warning
+    from emulator.runtime.mininet.capacity import capacity_warning
 
     note = capacity_warning(topo, target, mtu)
     if note:

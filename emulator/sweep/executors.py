@@ -27,7 +27,7 @@ STOP_GRACE_S = 10.0  # after Ctrl-C, how long runs get to save their partial res
 #: imported once by the forkserver, so each run's process does not import them again
 PRELOAD = (
     "emulator.sweep.request",
-    "emulator.runtime.virtual",
+    "emulator.runtime.virtual.runtime",
     "emulator.control",
     "emulator.p4c",
     "emulator.scenario.metrics",

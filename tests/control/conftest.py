@@ -1,4 +1,4 @@
-"""Control-plane test setup: the --update-golden option regenerates golden command files."""
+"""Control-plane test setup: golden command files (``--update-golden`` rewrites them)."""
 
 from __future__ import annotations
 
@@ -7,16 +7,6 @@ from pathlib import Path
 import pytest
 
 GOLDEN_DIR = Path(__file__).parent / "golden"
-
-
-def pytest_addoption(parser: pytest.Parser) -> None:
-    """Register --update-golden (rewrite tests/control/golden/* instead of comparing)."""
-    parser.addoption(
-        "--update-golden",
-        action="store_true",
-        default=False,
-        help="rewrite the control-plane golden command files instead of comparing with them",
-    )
 
 
 @pytest.fixture

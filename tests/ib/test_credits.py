@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from emulator.ib.credits import CREDIT_BYTES, CreditConfig, LinkCredits, blocks
 from emulator.ib.fabric import IbFabric, IbFabricSettings, build_ib_fabric
 from emulator.runtime.base import RuntimeConfig
-from emulator.runtime.virtual import VirtualRuntime
+from emulator.runtime.virtual.runtime import VirtualRuntime
 from emulator.topology import load_clos, resolve
 from emulator.topology.resolve import ResolvedTopology
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from emulator.runtime.mininet_capacity import FORWARDING_PPS, capacity_warning
+from emulator.runtime.mininet.capacity import FORWARDING_PPS, capacity_warning
 from emulator.topology import load_clos, resolve
 
 TOPOS = Path(__file__).resolve().parents[2] / "topologies"

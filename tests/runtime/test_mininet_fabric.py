@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from emulator.runtime.mininet_fabric import MininetFabric
+from emulator.runtime.mininet.fabric import MininetFabric
 from emulator.runtime.runstate import STATE_ROOT, same_process
 
 pytestmark = pytest.mark.mininet
@@ -88,7 +88,7 @@ def test_rnic_allreduce_runs_over_both_spines(fabric_inputs) -> None:
 
 RUNNER = """
 import json, sys, time
-from emulator.runtime.mininet_fabric import MininetFabric
+from emulator.runtime.mininet.fabric import MininetFabric
 from emulator.topology import resolve
 from emulator.topology.io import load_clos
 from emulator.control import FabricController

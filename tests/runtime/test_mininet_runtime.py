@@ -10,7 +10,7 @@ import pytest
 from emulator.errors import UserError
 from emulator.measure.results import RunMeta, RunResult
 from emulator.runtime.base import NetworkRuntime, RuntimeConfig, make_runtime
-from emulator.runtime.mininet_rt import MininetRuntime
+from emulator.runtime.mininet.runtime import MininetRuntime
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -8,8 +8,8 @@ import time
 
 import pytest
 
-from emulator.runtime.mininet_collect import _utilisation
-from emulator.runtime.mininet_sampler import MIN_INTERVAL_NS, KernelSampler
+from emulator.runtime.mininet.collect import _utilisation
+from emulator.runtime.mininet.sampler import MIN_INTERVAL_NS, KernelSampler
 
 
 def _loopback_traffic(n: int) -> None:
@@ -65,7 +65,7 @@ def test_utilisation_counts_the_wire_overhead() -> None:
 
 def test_mininet_runs_take_turns_on_the_run_lock(tmp_path, monkeypatch) -> None:
     from emulator.errors import UserError
-    from emulator.runtime import mininet_fabric
+    from emulator.runtime.mininet import fabric as mininet_fabric
 
     monkeypatch.setattr(mininet_fabric, "STATE_ROOT", tmp_path)
     monkeypatch.setattr(mininet_fabric, "RUN_LOCK_WAIT_S", 0.3)

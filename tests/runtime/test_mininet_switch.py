@@ -10,7 +10,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from emulator.runtime.mininet_switch import (
+from emulator.runtime.mininet.switch import (
     Bmv2Switch,
     FabemuSwitch,
     P4ProcessSwitch,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from emulator.runtime.vt_engine import Engine
+from emulator.runtime.virtual.engine import Engine
 
 from .vt_fabric import config, run
 

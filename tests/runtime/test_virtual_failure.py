@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from emulator.control.render import command_lines
-from emulator.runtime.virtual import VirtualRuntime
+from emulator.runtime.virtual.runtime import VirtualRuntime
 
 from .vt_fabric import META, assert_conserved, config
 

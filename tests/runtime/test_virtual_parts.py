@@ -7,9 +7,9 @@ import struct
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from emulator.runtime.vt_engine import Engine
-from emulator.runtime.vt_links import LinkDir
-from emulator.runtime.vt_measure import Ledger
+from emulator.runtime.virtual.engine import Engine
+from emulator.runtime.virtual.links import LinkDir
+from emulator.runtime.virtual.measure import Ledger
 from emulator.target.pfc import encode_pfc
 from emulator.traffic.framing import RoceV2Framing
 from emulator.traffic.qp import wire_ns

@@ -57,7 +57,7 @@ def test_tm_generated_pfc_frames_go_out_ahead_of_data() -> None:
     Its thresholds count per *ingress* port, so 4 spines x (XOFF 8 + frames in flight)
     must fit in the 48-packet queue towards the receiver.
     """
-    from emulator.runtime.virtual import VirtualRuntime
+    from emulator.runtime.virtual.runtime import VirtualRuntime
 
     from .vt_fabric import META
 

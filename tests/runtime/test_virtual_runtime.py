@@ -6,7 +6,7 @@ import pytest
 
 from emulator.errors import UserError
 from emulator.runtime.base import NetworkRuntime, make_runtime
-from emulator.runtime.virtual import VirtualRuntime
+from emulator.runtime.virtual.runtime import VirtualRuntime
 
 from .vt_fabric import META, assert_conserved, config, run
 

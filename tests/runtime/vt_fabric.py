@@ -9,7 +9,7 @@ from typing import Any
 from emulator.control import FabricConfig, FabricController
 from emulator.measure.results import RunMeta, RunResult
 from emulator.runtime.base import RuntimeConfig
-from emulator.runtime.virtual import VirtualRuntime
+from emulator.runtime.virtual.runtime import VirtualRuntime
 from emulator.topology import ResolvedTopology, load_clos, resolve
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -1,0 +1,1 @@
+"""The Mininet runtime: real kernel links and switch processes in network namespaces."""

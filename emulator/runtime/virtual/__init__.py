@@ -1,0 +1,1 @@
+"""The virtual-time runtime: a deterministic discrete-event network in one process."""
