@@ -83,8 +83,21 @@ def stateful(doc: dict[str, Any]) -> bool:
     return any(doc.get(k) for k in ("register_arrays", "counter_arrays", "meter_arrays"))
 
 
-def real_outputs(ref: Path, steps: list[tuple[str, Any]], work: Path) -> dict[int, list[bytes]]:
-    """Outputs per port of the STF's packets on real simple_switch.
+def expect_ports(stf: Path) -> set[int]:
+    """Ports the STF expects packets on (simple_switch drops frames sent to unattached ports)."""
+    ports = set()
+    for raw in stf.read_text().splitlines():
+        words = raw.split("#", 1)[0].split()
+        if len(words) > 1 and words[0] == "expect" and words[1].isdigit():
+            ports.add(int(words[1]))
+    return ports
+
+
+def real_outputs(
+    ref: Path, steps: list[tuple[str, Any]], work: Path, ports: set[int] | None = None
+) -> dict[int, list[bytes]]:
+    """Outputs per port of the STF's packets on real simple_switch (ports 0-15 and ``ports``
+    attached).
 
     An STF that configures tables between packets is replayed run by run, each on a fresh
     switch given every command so far (exact for programs that keep no state across packets).
@@ -96,6 +109,7 @@ def real_outputs(ref: Path, steps: list[tuple[str, Any]], work: Path) -> dict[in
         if not packets:
             continue
         sw = ReferenceSwitch(ref, work / f"bmv2-{i}", packets, list(commands))
+        sw.ports = tuple(sorted(set(sw.ports) | (ports or set())))
         try:
             sw.start()
             for port, frames in sw.finish().outputs.items():
@@ -118,7 +132,7 @@ def real_stf(ref: Path, stf: Path, work: Path) -> tuple[str, str]:
     if len(segments(steps)) > 1 and stateful(doc):
         return "interleaved", "the STF reconfigures between packets of a stateful program"
     try:
-        outputs = real_outputs(ref, steps, work)
+        outputs = real_outputs(ref, steps, work, expect_ports(stf))
     except Exception as exc:
         return "error", _first_line(str(exc))
     checker = StfRunner(Switch(doc))

@@ -58,3 +58,9 @@ def test_stateful_programs_are_those_with_registers_counters_or_meters() -> None
     assert not mod.stateful({"register_arrays": [], "actions": []})
     assert mod.stateful({"counter_arrays": [{"name": "c"}]})
     assert mod.stateful({"register_arrays": [{"name": "r"}]})
+
+
+def test_expect_ports_are_attached_on_the_real_switch(tmp_path: Path) -> None:
+    stf = tmp_path / "t.stf"
+    stf.write_text("packet 0 00\nexpect 21 00 $\nexpect 3\n# expect 9 00\nexpect x 00\n")
+    assert _script().expect_ports(stf) == {21, 3}
