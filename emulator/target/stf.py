@@ -316,9 +316,10 @@ def stf_to_cli(program: dict[str, Any] | str, stf_path: str | Path) -> list[tupl
 
     ``add``/``setdefault`` are resolved by our runner on a probe switch (names, priorities,
     don't-care nibbles) and written back as simple_switch_CLI text; CLI lines pass through.
-    This is how an STF test is replayed on a real simple_switch.
+    This is how an STF test is replayed on a real simple_switch. The probe switch is built
+    only for an STF that has ``add``/``setdefault`` lines.
     """
-    probe = StfRunner(Switch(program))
+    probe: StfRunner | None = None
     steps: list[tuple[str, Any]] = []
     for n, raw in enumerate(read_text(stf_path, "STF file", StfError).splitlines(), 1):
         line = raw.split("#", 1)[0].strip()
@@ -327,6 +328,7 @@ def stf_to_cli(program: dict[str, Any] | str, stf_path: str | Path) -> list[tupl
                 port, data = StfRunner._port_data(line.split(None, 1)[1])
                 steps.append(("packet", (port, packet_bytes(data))))
             elif line.startswith(("add ", "setdefault ")):
+                probe = probe or StfRunner(Switch(program))
                 before = {t.name: set(t.entries) for t in probe.sw.tables.values()}
                 probe.command(line)
                 for t in probe.sw.tables.values():
