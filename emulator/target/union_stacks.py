@@ -3,9 +3,11 @@
 A union stack is a stack whose elements are header unions: each element has one slot range
 per member header and at most one member valid. p4c-bm2-ss extracts into the next element's
 member (``{"type": "union_stack", "value": [stack, member]}``), and ``push_front``/``pop_front``
-shift whole elements (``{"type": "header_union_stack", ...}``); both behave as BMv2's
-``HeaderUnionStack``: the next index counts extracted elements, a full stack is
-``StackOutOfBounds``, making a member valid invalidates its siblings.
+move whole elements (``{"type": "header_union_stack", ...}``); both behave as BMv2's
+``HeaderUnionStack`` (checked against simple_switch 1.15.5): the next index counts extracted
+elements, a full stack is ``StackOutOfBounds``, making a member valid invalidates its
+siblings, and push/pop *rotate* the elements without invalidating any (unlike header stacks,
+and unlike the P4 specification's "the new first elements are invalid").
 """
 
 from __future__ import annotations
@@ -63,28 +65,29 @@ def _copy_element(f: list[int], dst: tuple[HeaderInfo, ...], src: tuple[HeaderIn
         f[d.base : d.base + d.span] = f[s.base : s.base + s.span]
 
 
-def union_push(f: list[int], us: UnionStackInfo, count: int) -> None:
-    """``push_front(count)``: elements move up, the first ``count`` become invalid."""
+def _rotate(f: list[int], us: UnionStackInfo, shift: int) -> None:
+    """Element i takes the contents (validity included) of element ``(i - shift) % size``."""
     els = us.elements
-    for i in range(len(els) - 1, -1, -1):
-        if i >= count:
-            _copy_element(f, els[i], els[i - count])
-        else:
-            for h in els[i]:
-                f[h.valid] = 0
-    f[us.next_slot] = min(f[us.next_slot] + count, len(els))
+    saved = [[f[h.base : h.base + h.span] for h in e] for e in els]
+    for i, e in enumerate(els):
+        for h, values in zip(e, saved[(i - shift) % len(els)]):
+            f[h.base : h.base + h.span] = values
+
+
+def union_push(f: list[int], us: UnionStackInfo, count: int) -> None:
+    """``push_front(count)`` as simple_switch 1.15.5 does it on a union stack: the elements
+    rotate up by ``count`` (the last ones come round to the front, still valid)."""
+    n = min(count, len(us.elements))
+    _rotate(f, us, n)
+    f[us.next_slot] = min(f[us.next_slot] + n, len(us.elements))
 
 
 def union_pop(f: list[int], us: UnionStackInfo, count: int) -> None:
-    """``pop_front(count)``: elements move down, the last ``count`` become invalid."""
-    els = us.elements
-    for i in range(len(els)):
-        if i + count < len(els):
-            _copy_element(f, els[i], els[i + count])
-        else:
-            for h in els[i]:
-                f[h.valid] = 0
-    f[us.next_slot] = max(f[us.next_slot] - count, 0)
+    """``pop_front(count)`` as simple_switch 1.15.5 does it on a union stack: the elements
+    rotate down by ``count`` (the first ones come round to the back, still valid)."""
+    n = min(count, len(us.elements))
+    _rotate(f, us, -n)
+    f[us.next_slot] = max(f[us.next_slot] - n, 0)
 
 
 def union_copy(f: list[int], dst: UnionStackInfo, src: UnionStackInfo) -> None:

@@ -1,7 +1,8 @@
 /* target_union_stack.p4 -- a header-union stack parsed with run-time choice of member.
  * Each tag byte says which member follows: 1 -> a 1-byte header, 2 -> a 2-byte header;
  * up to three unions are extracted into the stack, then ingress records which members are
- * valid and pops the first union. */
+ * valid and pops the first union. (p4c-bm2-ss 1.2.4.8 would turn a select on
+ * hdr.tags.lastIndex into an expression key that simple_switch 1.15.5 refuses to load.) */
 #include <core.p4>
 #include <v1model.p4>
 
@@ -16,7 +17,7 @@ struct headers_t {
     tag_t[3] tags;
     u_t[3] us;
 }
-struct meta_t { }
+struct meta_t { bit<8> ntags; }
 
 parser P(packet_in pkt, out headers_t hdr, inout meta_t m, inout standard_metadata_t sm) {
     state start {
@@ -25,6 +26,7 @@ parser P(packet_in pkt, out headers_t hdr, inout meta_t m, inout standard_metada
     }
     state next_tag {
         pkt.extract(hdr.tags.next);
+        m.ntags = m.ntags + 1;
         transition select(hdr.tags.last.kind) {
             1: get_one;
             2: get_two;
@@ -33,15 +35,15 @@ parser P(packet_in pkt, out headers_t hdr, inout meta_t m, inout standard_metada
     }
     state get_one {
         pkt.extract(hdr.us.next.one);
-        transition select(hdr.tags.lastIndex) {
-            2: accept;
+        transition select(m.ntags) {
+            3: accept;
             default: next_tag;
         }
     }
     state get_two {
         pkt.extract(hdr.us.next.two);
-        transition select(hdr.tags.lastIndex) {
-            2: accept;
+        transition select(m.ntags) {
+            3: accept;
             default: next_tag;
         }
     }
