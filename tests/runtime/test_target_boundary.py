@@ -59,7 +59,9 @@ def violations(source: str, filename: str, private: set[str]) -> list[str]:
                 while isinstance(root, ast.Attribute):
                     root = root.value
                 if isinstance(root, ast.Name) and root.id in from_target:
-                    out.append(f"{filename}:{node.lineno}: class {node.name} subclasses a target class")
+                    out.append(
+                        f"{filename}:{node.lineno}: class {node.name} subclasses a target class"
+                    )
         elif isinstance(node, ast.Attribute) and node.attr in private:
             owner = node.value
             if not (isinstance(owner, ast.Name) and owner.id in ("self", "cls")):
