@@ -57,16 +57,13 @@ _KNOWN_FUNCS = {
     codegen._usat,
     primitives._push,
     primitives._pop,
-    union_stacks.union_push,
-    union_stacks.union_pop,
-    union_stacks.union_copy,
+    *union_stacks.RUNTIME_FUNCS,
     primitives._log_msg,
     extract_vl,
     emit_vl,
     int.from_bytes,
 }
-_PLAIN = (int, str, bytes, bool, tuple, frozenset, type(None), type, HeaderInfo, StackInfo,
-          union_stacks.UnionStackInfo)  # fmt: skip
+_PLAIN = (int, str, bytes, bool, tuple, frozenset, type(None), type, HeaderInfo, StackInfo, union_stacks.UnionStackInfo)  # fmt: skip
 _STATEFUL = (RegisterArray, CounterArray, MeterArray, Calculation, Deparser)
 
 

@@ -247,20 +247,18 @@ class Parser:
         """Where an extract writes: (field layout, base slot source, statements before and
         after): a header, the next member of a stack, or a member of a union stack's next
         element (siblings invalidated, as BMv2's header unions)."""
-        kind, value = tv.get("type"), tv.get("value")
+        kind: Any = tv.get("type")
+        value: Any = tv.get("value")
         if kind == "regular":
             h = self.layout.header(str(value))
             others = self.layout.union_siblings.get(h.name, [])
             return h, str(h.base), [], [f"f[{o.valid}] = 0" for o in others]
         oob = self.layout.errors["StackOutOfBounds"]
+        bases: tuple[int, ...]
+        sibs: tuple[tuple[int, ...], ...] | None = None
         if kind == "stack":
             st = self.layout.stack(str(value))
-            proto, nxt, bases, sibs = (
-                st.headers[0],
-                st.next_slot,
-                [h.base for h in st.headers],
-                None,
-            )
+            proto, nxt, bases = st.headers[0], st.next_slot, tuple(h.base for h in st.headers)
         elif kind == "union_stack":
             us = self.layout.union_stacks.get(str(value[0]))
             if us is None:
@@ -270,7 +268,7 @@ class Parser:
         else:
             raise ProgramError(f"unsupported extract target {kind!r}")
         pre = [f"i = f[{nxt}]", f"if i >= {len(bases)}:", f"    raise _PE({oob})"]
-        pre.append(f"b = {self.cg.const(tuple(bases))}[i]")
+        pre.append(f"b = {self.cg.const(bases)}[i]")
         post = [f"f[{nxt}] = i + 1"]
         if sibs is not None:
             post = [f"for s in {self.cg.const(sibs)}[i]:", "    f[s] = 0", *post]

@@ -13,10 +13,12 @@ and unlike the P4 specification's "the new first elements are invalid").
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from emulator.target.errors import ProgramError
-from emulator.target.program import HeaderInfo, Layout
+
+if TYPE_CHECKING:  # program.Layout builds the union stacks with this module
+    from emulator.target.program import HeaderInfo, Layout
 
 
 @dataclass(frozen=True)
@@ -106,3 +108,7 @@ def extract_plan(
     bases = tuple(e[m].base for e in us.elements)
     siblings = tuple(tuple(h.valid for j, h in enumerate(e) if j != m) for e in us.elements)
     return bases, siblings
+
+
+#: the functions generated code calls (the decision cache knows they touch only slots)
+RUNTIME_FUNCS = (union_push, union_pop, union_copy)
