@@ -3,24 +3,19 @@ the real p4c-bm2-ss and simple_switch beside fabemu)."""
 
 from __future__ import annotations
 
-import importlib.util
 import shutil
 from pathlib import Path
 
 import pytest
+
+from tests.benchmark_scripts import load
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = ROOT / "p4" / "corpus"
 
 
 def _script():
-    spec = importlib.util.spec_from_file_location(
-        "conformance_p4c_samples", ROOT / "benchmarks" / "conformance_p4c_samples.py"
-    )
-    assert spec and spec.loader
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load("conformance_p4c_samples")
 
 
 @pytest.mark.bmv2

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 
 import pytest
+
+from tests.benchmark_scripts import load
 
 from .bmv2json import Program, assign, ex, fld, hexv, prim
 
@@ -14,13 +15,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _script():
-    spec = importlib.util.spec_from_file_location(
-        "audit_bmv2_json", ROOT / "benchmarks" / "audit_bmv2_json.py"
-    )
-    assert spec and spec.loader
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load("audit_bmv2_json")
 
 
 def _program(*prims):
