@@ -82,6 +82,13 @@ def test_l3_ecmp_forty_flows_match_bmv2(tmp_path):
         "clone",
         "table_keys",
         "header_equality",
+        "apply_in_expressions",
+        "short_circuit",
+        "header_values",
+        "action_exit",
+        "locals_and_keys",
+        "copy_in_out",
+        "typedef_fields",
     ],
 )
 @pytest.mark.parametrize("compiler", ["p4c-bm2-ss", "fabemu"])
