@@ -58,9 +58,14 @@ def big_spec() -> TopologySpec:
     )
 
 
-def make_config(topo: ResolvedTopology, prog: dict[str, Any], **kw: Any) -> RuntimeConfig:
-    """Every switch runs roce_fabric.p4 with the controller's commands (E-ECMP)."""
-    ctl = FabricController(topo, FabricConfig(lb_mode="eecmp"))
+def make_config(
+    topo: ResolvedTopology, prog: dict[str, Any], queue_depth: int | None = None, **kw: Any
+) -> RuntimeConfig:
+    """Every switch runs roce_fabric.p4 with the controller's commands (E-ECMP).
+
+    ``queue_depth``: packets per queue, for fabrics whose derived PFC headroom does not fit
+    the target's default depth (radix-64 leaves)."""
+    ctl = FabricController(topo, FabricConfig(lb_mode="eecmp", queue_depth=queue_depth))
     return RuntimeConfig(
         topo,
         {s.name: prog for s in topo.switches},
@@ -133,7 +138,7 @@ def cases(prog: dict[str, Any], quick: bool) -> list[tuple[str, RuntimeConfig, d
         out.append(
             (
                 "256 hosts fat 128x64KiB",
-                make_config(big, prog),
+                make_config(big, prog, queue_depth=256),
                 {"kind": "fat_flows", "pairs": pairs, "size_bytes": 65536},
             )
         )
@@ -155,7 +160,7 @@ def big_case(prog: dict[str, Any]) -> tuple[str, RuntimeConfig, dict[str, Any]]:
     )
     pairs = [[f"h{i}", f"h{i + 512}"] for i in range(512)]
     work = {"kind": "fat_flows", "pairs": pairs, "size_bytes": 16384}
-    return "1024 hosts fat 512x16KiB", make_config(resolve(spec), prog), work
+    return "1024 hosts fat 512x16KiB", make_config(resolve(spec), prog, queue_depth=512), work
 
 
 def measure(

@@ -13,13 +13,13 @@ write flushes. ``FABEMU_FLOWCACHE=0`` turns it off. docs/target.md has the whole
 
 from __future__ import annotations
 
-import os
 import random
 import types
 from collections.abc import Callable
 from operator import itemgetter
 from typing import Any
 
+from emulator import speedups
 from emulator.target import codegen, parser, primitives
 from emulator.target.externs import CounterArray, MeterArray, RegisterArray
 from emulator.target.flowlazy import (
@@ -66,12 +66,13 @@ _STATEFUL = (RegisterArray, CounterArray, MeterArray, parser.Calculation, parser
 
 
 def enabled_by_env() -> bool:
-    """True when ``FABEMU_FLOWCACHE`` is 1/on/true/yes (off by default).
+    """True when ``FABEMU_FLOWCACHE`` is 1/on/true/yes (off by default, see
+    :mod:`emulator.speedups`).
 
     Off by default because end to end it is not yet a clear win: measured 0.9-1.4x
     (the flagship 0.9x) while the pipelines are only ~20% of a hop's cost (docs/target.md).
     """
-    return os.environ.get("FABEMU_FLOWCACHE", "0").strip().lower() in ("1", "on", "true", "yes")
+    return speedups.enabled("FLOWCACHE")
 
 
 def uncacheable_reason(ns: dict[str, Any]) -> str | None:

@@ -51,6 +51,8 @@ class CountingTM(TrafficManager):
         self.clones_queued = 0
         self.clone_drops = 0
         self.generates_pfc = False
+        #: called before a queue's depth changes: (port, priority, delta) (lazysample)
+        self.watch: Callable[[int, int, int], None] | None = None
 
     def _is_clone(self, item: Any) -> bool:
         slot = self.clone_slot
@@ -68,6 +70,8 @@ class CountingTM(TrafficManager):
         ingress_port: int | None = None,
     ) -> bool:
         """Enqueue as the TM does, and note the port, the queue and its depth."""
+        if self.watch is not None:
+            self.watch(port, priority, 0)
         ok = super().enqueue(port, priority, item, length, ingress_port)
         if not 0 <= priority < self.priority_queues:
             return ok
@@ -88,8 +92,11 @@ class CountingTM(TrafficManager):
     def dequeue(self, port: int) -> Any:
         """Dequeue as the TM does; keep the count of queued clones."""
         d = super().dequeue(port)
-        if d is not None and self._is_clone(d.item):
-            self.clones_queued -= 1
+        if d is not None:
+            if self.watch is not None:  # the samples so far saw the frame still queued
+                self.watch(port, d.priority, -1)
+            if self._is_clone(d.item):
+                self.clones_queued -= 1
         return d
 
     def active_depths(self) -> list[tuple[tuple[int, int], int]]:

@@ -35,11 +35,13 @@ from typing import Any
 
 from emulator.control.apply import apply_commands
 from emulator.control.render import command_lines
+from emulator import speedups
 from emulator.errors import UserError
 from emulator.measure.results import RunMeta, RunResult
 from emulator.runtime.base import RuntimeConfig
 from emulator.runtime.virtual.engine import Engine
 from emulator.runtime.virtual.links import LinkDir
+from emulator.runtime.virtual.lazysample import LazySampler
 from emulator.runtime.virtual.measure import Ledger, Sampler
 from emulator.runtime.virtual.nodes import HostBox, SwitchBox
 from emulator.runtime.virtual.result import build_result
@@ -77,7 +79,7 @@ class VirtualRuntime:
         self.hosts: dict[str, HostBox] = {}
         self.links: list[LinkDir] = []  # topo.links order, the up direction first
         self._dirs: dict[tuple[str, int, str, int], tuple[LinkDir, LinkDir]] = {}
-        self.sampler = Sampler([], [])
+        self.sampler: Sampler | LazySampler = Sampler([], [])
         self.deployments: list[Deployment] = []
         #: next free connection id: workloads take consecutive ranges (distinct QPNs), so a
         #: run may add many small workloads one after another (a training step's stages)
@@ -139,7 +141,8 @@ class VirtualRuntime:
             self.credits = CreditFabric(self, cfg.credits)
         if cfg.pcap_dir:
             self._open_pcaps(Path(cfg.pcap_dir))
-        self.sampler = Sampler(self.links, list(self.boxes.values()))
+        sampler = LazySampler if speedups.enabled("LAZYSAMPLE") else Sampler
+        self.sampler = sampler(self.links, list(self.boxes.values()))
         if cfg.sample_interval_ns > 0:
             self.engine.at(cfg.sample_interval_ns, self._sample, None)
         self._started = True
