@@ -20,7 +20,7 @@ from operator import itemgetter
 from typing import Any
 
 from emulator import speedups
-from emulator.target import codegen, parser, primitives
+from emulator.target import codegen, fastmatch, parser, primitives
 from emulator.target.externs import CounterArray, MeterArray, RegisterArray
 from emulator.target.flowlazy import (
     Lazy,
@@ -78,8 +78,8 @@ def enabled_by_env() -> bool:
 def uncacheable_reason(ns: dict[str, Any]) -> str | None:
     """Why a program's generated code may touch state the recorder cannot see, or None."""
     for name, obj in ns.items():
-        if name in ("__builtins__", "_vsets", "_registers"):
-            continue
+        if name in ("__builtins__", "_vsets", "_registers") or name.startswith(fastmatch.PREFIX):
+            continue  # fastmatch's names hold entries: control-plane state, flushed on change
         if isinstance(obj, (*_PLAIN, *_STATEFUL, random.Random)):
             continue
         if isinstance(obj, types.FunctionType) and obj.__globals__ is ns:
