@@ -13,7 +13,8 @@ from emulator.runtime.virtual.engine import Engine
 from emulator.runtime.virtual.lazysample import LazySampler
 from emulator.runtime.virtual.links import LinkDir
 from emulator.runtime.virtual.measure import Ledger, Sampler
-from emulator.runtime.virtual.nodes import CountingTM
+from emulator.runtime.virtual.nodes import QueueWatch
+from emulator.target.tm import TrafficManager
 
 LINKS, PORTS, PRIOS = 3, 2, 2
 
@@ -27,7 +28,7 @@ step = st.tuples(st.integers(0, 3000), op)  # (ns to advance, operation)
 
 
 def fabric(lazy: bool) -> tuple[Engine, list[LinkDir], Any, Any]:
-    """Links and one switch-like box (a CountingTM) under a sampler."""
+    """Links and one switch-like box (a TM and its queue watch) under a sampler."""
     engine = Engine()
     ledger = Ledger()
     links = [
@@ -36,10 +37,12 @@ def fabric(lazy: bool) -> tuple[Engine, list[LinkDir], Any, Any]:
     ]
     for link in links:
         link.deliver = lambda port, frame, t: None
-    tm = CountingTM(engine, PRIOS)
+    tm = TrafficManager(engine, PRIOS, serialize=False)
     for port in range(PORTS):
         tm.add_port(port)
-    box = SimpleNamespace(name="sw", tm=tm)
+    queues = QueueWatch(SimpleNamespace(tm=tm, is_copy=lambda item: False))  # type: ignore[arg-type]
+    tm.observer = queues
+    box = SimpleNamespace(name="sw", tm=tm, queues=queues)
     sampler = (LazySampler if lazy else Sampler)(links, [box])  # type: ignore[arg-type]
     return engine, links, tm, sampler
 

@@ -7,8 +7,9 @@ link's ``busy_ns``/``busy_until`` are constant, and between two enqueues/dequeue
 depth is, so the samples taken meanwhile can be computed later from that constant state:
 
 * ``sample(t)`` only records ``t`` (and which queues became used since the last sample);
-* ``LinkDir.send`` and ``CountingTM`` enqueue/dequeue call back *before* changing that
-  state, and the samples taken since that object's last change are filled in then;
+* ``LinkDir.send`` calls back before changing that state, the TM's observer
+  (``QueueWatch``) right after an enqueue/dequeue with the depth before it, and the
+  samples taken since that object's last change are filled in then;
 * ``util`` / ``queues`` fill in every object up to the last sample when they are read.
 
 Every value is computed by the same expression from the same inputs as the eager sampler,
@@ -18,8 +19,7 @@ so the series are identical (``FABEMU_LAZYSAMPLE=0`` runs the eager one).
 from __future__ import annotations
 
 from array import array
-from collections import deque
-from collections.abc import Sequence
+from collections.abc import Sequence, Sized
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -34,7 +34,7 @@ class _Track:
 
     __slots__ = ("depth", "entries", "filled", "start")
 
-    def __init__(self, start: int, entries: deque[Any]) -> None:
+    def __init__(self, start: int, entries: Sized) -> None:
         self.start = self.filled = start
         self.depth: array[int] = array("q")
         self.entries = entries
@@ -58,17 +58,16 @@ class LazySampler:
         for i, link in enumerate(self.links):
             link.watch, link.sampled, link.sample_idx = self, 0, i
         for box, tracks in zip(self.boxes, self._tracks):
-            box.tm.watch = self._queue_watch(tracks)
+            box.queues.watch = self._queue_watch(tracks)
 
     def sample(self, t: int) -> None:
         """Take one sample at ``t`` (no-op when no time passed since the last one)."""
         if t - self._prev_t <= 0:
             return
         for box, tracks in zip(self.boxes, self._tracks):
-            if len(tracks) != len(box.tm.active):  # ``active`` only grows, in order
-                for key in list(box.tm.active)[len(tracks) :]:
-                    port = box.tm._ports.get(key[0])
-                    track = _Track(self.n, port.queues[key[1]].entries if port else deque())
+            if len(tracks) != len(box.queues.active):  # ``active`` only grows, in order
+                for key in list(box.queues.active)[len(tracks) :]:
+                    track = _Track(self.n, box.tm.depth_gauge(*key))
                     tracks[key] = track
                     self._order.append((box.name, key, track))
         self.t_ns.append(t)
@@ -110,13 +109,13 @@ class LazySampler:
     # -- queues ----------------------------------------------------------------------------
 
     def _queue_watch(self, tracks: dict[QueueKey, _Track]) -> Any:
-        """The callback a box's TM calls before a queue's depth changes: ``(port, priority,
-        delta)`` where the depth the samples saw is ``len(entries) - delta``."""
+        """The callback a box's queue watch calls when a queue's depth changed: ``(port,
+        priority, depth before)``; the samples taken since its last change saw that depth."""
 
-        def watch(port: int, priority: int, delta: int) -> None:
+        def watch(port: int, priority: int, depth: int) -> None:
             track = tracks.get((port, priority))
             if track is not None and track.filled != self.n:
-                self._fill_queue(track, len(track.entries) - delta)
+                self._fill_queue(track, depth)
 
         return watch
 

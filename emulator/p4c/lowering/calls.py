@@ -1,0 +1,243 @@
+"""Calls: header/stack methods, action and function inlining; externs go to ``ctx.arch``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from emulator.p4c.diagnostics import CompileError, Pos
+from emulator.p4c.frontend import ast as A
+from emulator.p4c.frontend import types as T
+from emulator.p4c.frontend.ast import expr_text
+from emulator.p4c.frontend.decls import resolve_type
+from emulator.p4c.frontend.values import (
+    RV,
+    Const,
+    HeaderRef,
+    ListV,
+    ObjRef,
+    StackRef,
+    StructRef,
+    UnionRef,
+    Value,
+    expr_json,
+    hexv,
+    to_data,
+)  # fmt: skip
+from emulator.p4c.lowering.context import Ctx
+from emulator.p4c.lowering.exprs import coerce, const_eval, lower, scalar
+from emulator.p4c.lowering.stmts import assign_value, lower_block
+
+VOID = ObjRef("void", "", type=T.VOID)
+
+
+def args_of(call: A.Call, names: list[str], pos: Pos, what: str, optional: int = 0) -> list[A.Expr]:
+    """Positional or named arguments in declaration order, checking the count."""
+    n_min, n_max = len(names) - optional, len(names)
+    if not n_min <= len(call.args) <= n_max:
+        want = str(n_max) if n_min == n_max else f"{n_min} to {n_max}"
+        raise CompileError(pos, f"{what} expects {want} arguments, got {len(call.args)}")
+    if all(a.name is None for a in call.args):
+        return [a.value for a in call.args]
+    by_name = {a.name: a.value for a in call.args}
+    out = []
+    for n in names[: len(call.args)]:
+        if n not in by_name:
+            raise CompileError(pos, f"{what}: missing argument '{n}'")
+        out.append(by_name[n])
+    return out
+
+
+def field_list(v: Value, pos: Pos, ctx: Ctx, allow_const: bool = True) -> list[dict[str, Any]]:
+    """Flatten a list/struct/header value into BMv2 field references (hash input, digests)."""
+    out: list[dict[str, Any]] = []
+    if isinstance(v, ListV):
+        for item in v.items:
+            out.extend(field_list(item, pos, ctx, allow_const))
+    elif isinstance(v, StructRef):
+        for f in v.fields.values():
+            out.extend(field_list(f, pos, ctx, allow_const))
+    elif isinstance(v, HeaderRef):
+        for fname, _ in v.type.fields:
+            out.append({"type": "field", "value": [v.name, fname]})
+    elif isinstance(v, RV):
+        if v.json.get("type") == "field":
+            out.append(v.json)
+        else:  # an expression: evaluate into a temporary first
+            t = v.type if isinstance(v.type, T.Bits) else T.Bits(1)
+            tmp = ctx.temp(t, pos)
+            ctx.emit("assign", [tmp.json, to_data(v)], pos)
+            out.append(tmp.json)
+    elif isinstance(v, Const):
+        w = T.width_of(v.type)
+        if w is None:
+            raise CompileError(pos, "constants in a field list need a width (e.g. 8w1)")
+        if not allow_const:
+            tmp = ctx.temp(v.type, pos)
+            ctx.emit("assign", [tmp.json, v.json()], pos)
+            out.append(tmp.json)
+        else:
+            out.append({"type": "hexstr", "value": hexv(v.value, w)["value"], "bitwidth": w})
+    else:
+        raise CompileError(pos, f"cannot use {v.type.show()} in a field list")
+    return out
+
+
+def calculation(
+    ctx: Ctx, algo: str, inputs: list[dict[str, Any]], pos: Pos, name: str = "calc"
+) -> str:
+    """Add a ``calculations`` entry and return its name."""
+    cname = ctx.env.unique(name)
+    calcs = ctx.env.out["calculations"]
+    calcs.append(
+        {
+            "name": cname,
+            "id": len(calcs),
+            "source_info": {
+                "filename": pos.file,
+                "line": pos.line,
+                "column": pos.col,
+                "source_fragment": "",
+            },
+            "algo": algo,
+            "input": inputs,
+        }
+    )
+    return cname
+
+
+def lower_call(ctx: Ctx, call: A.Call, as_stmt: bool) -> Value:
+    """Lower a call expression or statement, emitting primitives into ``ctx``."""
+    fn = lower(call.func, ctx)
+    pos = call.pos
+    if isinstance(fn, ObjRef):
+        if fn.kind == "method":
+            return _method(ctx, call, fn.decl, fn.name, pos)
+        if fn.kind == "func":
+            return ctx.architecture(pos).extern_function(ctx, call, fn.name, fn.extra, pos)
+        if fn.kind == "action":
+            inline_action(ctx, fn.decl, call.args, pos, fn.extra)
+            return VOID
+        if fn.kind == "function":
+            return inline_function(ctx, fn.decl, call.args, pos)
+    raise CompileError(pos, f"'{_callee_text(call)}' cannot be called here")
+
+
+def _callee_text(call: A.Call) -> str:
+    return expr_text(call.func)
+
+
+def _method(ctx: Ctx, call: A.Call, base: Value, name: str, pos: Pos) -> Value:
+    if isinstance(base, HeaderRef):
+        args_of(call, [], pos, f"{name}()")
+        if name in ("minSizeInBits", "minSizeInBytes"):
+            bits = base.type.bit_width()
+            return Const(bits if name == "minSizeInBits" else (bits + 7) // 8, T.INFINT)
+        if name == "isValid":
+            if base.dyn is not None:
+                return RV(expr_json("valid", None, base.dyn), T.BOOL, boolean=True)
+            j = expr_json("d2b", None, {"type": "field", "value": [base.name, "$valid$"]})
+            return RV(j, T.BOOL, boolean=True)
+        if name in ("setValid", "setInvalid"):
+            ctx.emit("add_header" if name == "setValid" else "remove_header", [base.json()], pos)
+            return VOID
+        raise CompileError(pos, f"header has no method '{name}'")
+    if isinstance(base, UnionRef):
+        if name == "isValid":
+            args_of(call, [], pos, "isValid()")
+            return RV(
+                expr_json("valid_union", None, {"type": "header_union", "value": base.name}),
+                T.BOOL,
+                boolean=True,
+            )
+        raise CompileError(pos, f"header_union has no method '{name}'")
+    if isinstance(base, StackRef):
+        if name in ("push_front", "pop_front"):
+            (n,) = args_of(call, ["count"], pos, name)
+            cnt = lower(n, ctx)
+            if not isinstance(cnt, Const):
+                raise CompileError(n.pos, f"{name} needs a constant count")
+            ctx.emit(
+                "push" if name == "push_front" else "pop",
+                [{"type": "header_stack", "value": base.name}, hexv(cnt.value)],
+                pos,
+            )
+            return VOID
+        raise CompileError(pos, f"header stack has no method '{name}'")
+    if isinstance(base, ObjRef):
+        return ctx.architecture(pos).extern_method(ctx, call, base, name, pos)
+    raise CompileError(pos, f"value of type {base.type.show()} has no method '{name}'")
+
+
+def inline_action(
+    ctx: Ctx, decl: A.ActionDecl, args: tuple[A.Arg, ...], pos: Pos, bound: Any = None
+) -> None:
+    """Inline a direct action call: parameters become the argument values."""
+    if len(args) != len(decl.params):
+        raise CompileError(
+            pos, f"action {decl.name} expects {len(decl.params)} arguments, got {len(args)}"
+        )
+    scope_parent = bound if bound is not None else ctx.env.globals
+    inner = ctx.fresh(scope_parent, "action", ctx.prefix)
+    inner.prims = ctx.prims
+    by_name = {a.name: a.value for a in args if a.name}
+    for i, p in enumerate(decl.params):
+        e = by_name.get(p.name) if by_name else args[i].value
+        if e is None:
+            raise CompileError(pos, f"action {decl.name}: missing argument '{p.name}'")
+        t = resolve_type(ctx.env, p.type, const_eval)
+        v = lower(e, ctx, t)
+        if p.direction in ("", "in") and isinstance(v, RV | Const) and not isinstance(t, T.StructT):
+            v = coerce(v, t, e.pos, "argument")
+            if p.direction == "in" and isinstance(v, RV) and v.lvalue:
+                tmp = ctx.temp(t, e.pos, p.name)
+                ctx.emit("assign", [tmp.json, to_data(v)], e.pos)
+                v = RV(tmp.json, t)
+        inner.scope.bind(p.name, v)
+    lower_block(decl.body.stmts, inner)
+
+
+def inline_function(ctx: Ctx, decl: A.FunctionDecl, args: tuple[A.Arg, ...], pos: Pos) -> Value:
+    """Inline a P4 function call; ``return e`` assigns a temporary and jumps to the end."""
+    if ctx.where not in ("action", "control"):
+        raise CompileError(
+            pos, "function calls are only supported in actions and control apply blocks"
+        )
+    if len(args) != len(decl.params):
+        raise CompileError(
+            pos, f"function {decl.name} expects {len(decl.params)} arguments, got {len(args)}"
+        )
+    inner = ctx.fresh(type(ctx.scope)(ctx.env.globals), "action", ctx.prefix)
+    inner.prims = ctx.prims
+    for p, a in zip(decl.params, args, strict=True):
+        t = resolve_type(ctx.env, p.type, const_eval)
+        v = lower(a.value, ctx, t)
+        if p.direction in ("", "in") and isinstance(v, RV | Const):
+            tmp = ctx.temp(t, a.value.pos, p.name)
+            assign_value(tmp, v, ctx, a.value.pos)
+            v = RV(tmp.json, t)
+        inner.scope.bind(p.name, v)
+    rt = resolve_type(ctx.env, decl.ret, const_eval)
+    result = ctx.temp(rt, pos, f"{decl.name}_ret") if not isinstance(rt, T.VoidT) else None
+    inner.func_result = result
+    lower_block(decl.body.stmts, inner)
+    return RV(result.json, rt) if result is not None else VOID
+
+
+def out_arg(ctx: Ctx, e: A.Expr, t: T.Type | None) -> RV:
+    """An ``out`` argument: a field or variable, of type ``t`` when given."""
+    v = lower(e, ctx)
+    if not isinstance(v, RV) or not v.lvalue:
+        raise CompileError(e.pos, "out argument must be a field or variable")
+    if t is not None and v.type != t:
+        raise CompileError(
+            e.pos, f"type mismatch: out argument of type {v.type.show()}, expected {t.show()}"
+        )
+    return v
+
+
+def in_arg(ctx: Ctx, e: A.Expr, t: T.Type | None) -> dict[str, Any]:
+    """An ``in`` argument as primitive data, converted to ``t`` when given."""
+    v = scalar(lower(e, ctx, t), e.pos)
+    if t is not None:
+        v = coerce(v, t, e.pos, "argument")  # type: ignore[assignment]
+    return to_data(v)

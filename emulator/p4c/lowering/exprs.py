@@ -1,0 +1,454 @@
+"""Expression type checking, constant folding and lowering to BMv2 JSON operands."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from emulator.p4c.diagnostics import CompileError, Pos
+from emulator.p4c.frontend import ast as A
+from emulator.p4c.frontend import types as T
+from emulator.p4c.frontend.constfold import fold_binary, fold_compare, wrap
+from emulator.p4c.frontend.decls import resolve_type
+from emulator.p4c.frontend.env import Env
+from emulator.p4c.frontend.values import (
+    RV,
+    Const,
+    HeaderRef,
+    ListV,
+    ObjRef,
+    StackRef,
+    StructRef,
+    UnionRef,
+    Value,
+    expr_json,
+    hexv,
+    mask,
+    to_bool,
+    to_data,
+)  # fmt: skip
+from emulator.p4c.lowering.context import Ctx
+from emulator.p4c.lowering.header_ops import header_equality
+
+
+def const_eval(e: A.Expr, env: Env, expected: T.Type | None = None) -> Value:
+    """Evaluate a constant expression at global scope."""
+    ctx = Ctx(env, env.globals, "global")
+    v = lower(e, ctx, expected)
+    if expected is not None and isinstance(v, Const):
+        return coerce(v, expected, e.pos) if not isinstance(expected, T.InfInt) else v
+    return v
+
+
+def lower(e: A.Expr, ctx: Ctx, expected: T.Type | None = None) -> Value:
+    """Lower an expression; ``expected`` types untyped integer literals."""
+    try:
+        v = _lower(e, ctx, expected)
+    except (OverflowError, MemoryError, ValueError) as exc:  # e.g. a negative or huge shift
+        raise CompileError(e.pos, f"cannot compute this constant: {exc}") from None
+    if (
+        expected is not None
+        and isinstance(v, Const)
+        and isinstance(v.type, T.InfInt)
+        and isinstance(expected, (T.Bits, T.InfInt))
+    ):
+        return coerce(v, expected, e.pos)
+    return v
+
+
+def _lower(e: A.Expr, ctx: Ctx, expected: T.Type | None) -> Value:
+    if isinstance(e, A.IntLit):
+        if e.width is not None:
+            if e.width <= 0:
+                raise CompileError(e.pos, "integer width must be positive")
+            t = T.Bits(e.width, e.signed)
+            if e.value >= (1 << e.width):
+                raise CompileError(e.pos, f"value {e.value} does not fit in {t.show()}")
+            return Const(wrap(e.value, t), t)
+        return Const(e.value, T.INFINT)
+    if isinstance(e, A.BoolLit):
+        return Const(int(e.value), T.BOOL)
+    if isinstance(e, A.StrLit):
+        return ObjRef("string", e.value, type=T.STRING)
+    if isinstance(e, A.Name):
+        v = (ctx.env.globals if e.top else ctx.scope).lookup(e.name)
+        if v is None:
+            raise CompileError(e.pos, f"'{e.name}' is not declared")
+        return v
+    if isinstance(e, A.Member):
+        return member(lower(e.expr, ctx), e.name, e.pos, ctx)
+    if isinstance(e, A.Index):
+        return index(lower(e.expr, ctx), e.index, e.pos, ctx)
+    if isinstance(e, A.Slice):
+        return slice_read(e, ctx)
+    if isinstance(e, A.Call):
+        if ctx.calls is None:
+            raise CompileError(e.pos, "calls are not allowed in constant expressions")
+        return ctx.calls(ctx, e, False)
+    if isinstance(e, A.Unary):
+        return unary(e, ctx, expected)
+    if isinstance(e, A.Binary):
+        return binary(e, ctx, expected)
+    if isinstance(e, A.Ternary):
+        return ternary(e, ctx, expected)
+    if isinstance(e, A.Cast):
+        t = resolve_type(ctx.env, e.type, const_eval)  # type: ignore[assignment]
+        return cast(lower(e.expr, ctx, t if isinstance(t, T.Bits) else None), t, e.pos)
+    if isinstance(e, A.ListExpr):
+        items = [lower(x, ctx) for x in e.items]
+        return ListV(items, T.TupleT(tuple(i.type for i in items)))
+    if isinstance(e, A.StructExpr):
+        items = [lower(x, ctx) for _, x in e.fields]
+        return ListV(items, T.TupleT(tuple(i.type for i in items)), [n for n, _ in e.fields])
+    if isinstance(e, A.DontCare | A.Default):
+        return ObjRef("dontcare", "_")
+    if isinstance(e, A.TypeExpr):
+        return ObjRef("type", "", None, resolve_type(ctx.env, e.type, const_eval))
+    raise CompileError(e.pos, "unsupported expression")
+
+
+# ------------------------------------------------------------------ coercions
+def coerce(v: Value, t: T.Type, pos: Pos, what: str = "value") -> Value:
+    """Implicit conversion of ``v`` to type ``t`` (untyped ints only), else a type error."""
+    vt = v.type
+    if vt == t or (isinstance(vt, T.EnumT) and vt is t):
+        return v
+    if isinstance(v, Const) and isinstance(vt, T.InfInt):
+        if isinstance(t, T.Bits):
+            return Const(wrap(v.value, t), t)
+        if isinstance(t, T.InfInt):
+            return v
+    if isinstance(t, T.DontCareT):
+        return v
+    if isinstance(vt, T.Bits) and isinstance(t, T.Bits):
+        raise CompileError(
+            pos, f"width mismatch: {what} of type {vt.show()} used where {t.show()} is expected"
+        )
+    raise CompileError(
+        pos, f"type mismatch: {what} of type {vt.show()} used where {t.show()} is expected"
+    )
+
+
+def scalar(v: Value, pos: Pos) -> RV | Const:
+    if isinstance(v, RV | Const):
+        return v
+    raise CompileError(
+        pos, f"expected a scalar value, found {v.type.show() if v.type else type(v).__name__}"
+    )
+
+
+def _masked(j: dict[str, Any], t: T.Type) -> dict[str, Any]:
+    if isinstance(t, T.Bits):
+        if t.signed:
+            return expr_json("two_comp_mod", j, hexv(t.width))
+        return expr_json("&", j, hexv(mask(t.width), t.width))
+    return j
+
+
+def cast(v: Value, t: T.Type, pos: Pos) -> Value:
+    """Explicit cast ``(t) v``."""
+    s = scalar(v, pos)
+    vt = s.type
+    if isinstance(s, Const):
+        if isinstance(t, T.Bits):
+            return Const(wrap(s.value, t), t)
+        if isinstance(t, T.BoolT):
+            return Const(1 if s.value else 0, T.BOOL)
+        if isinstance(t, T.EnumT):
+            return Const(s.value, t)
+        if isinstance(t, T.InfInt):
+            return Const(s.value, T.INFINT)
+        raise CompileError(pos, f"cannot cast {vt.show()} to {t.show()}")
+    if isinstance(t, T.Bits):
+        if isinstance(vt, T.BoolT):
+            return RV(to_data(s), t)
+        if isinstance(vt, T.Bits):
+            if vt.width <= t.width and vt.signed == t.signed:
+                return RV(s.json, t)
+            if not vt.signed and not t.signed:
+                return RV(_masked(s.json, t), t)
+            return RV(_masked(s.json, t), t)
+        if isinstance(vt, T.EnumT) and vt.underlying is not None:
+            return cast(RV(s.json, vt.underlying), t, pos)
+    if isinstance(t, T.BoolT) and isinstance(vt, T.Bits) and vt.width == 1:
+        return RV(to_bool(s), T.BOOL, boolean=True)
+    if isinstance(t, T.BoolT) and isinstance(vt, T.BoolT):
+        return s
+    if isinstance(t, T.EnumT) and t.underlying is not None and isinstance(vt, T.Bits):
+        return RV(cast(s, t.underlying, pos).json, t)  # type: ignore[union-attr,attr-defined]
+    raise CompileError(pos, f"cannot cast {vt.show()} to {t.show()}")
+
+
+# ------------------------------------------------------------------ members / indexing
+def member(base: Value, name: str, pos: Pos, ctx: Ctx) -> Value:
+    if isinstance(base, ObjRef):
+        if base.kind == "errors":
+            code = ctx.env.error_code(name)
+            if code is None:
+                raise CompileError(pos, f"error.{name} is not declared")
+            return Const(code, T.ERROR)
+        if base.kind == "type" and isinstance(base.type, T.EnumT):
+            v = base.type.value(name)
+            if v is None:
+                raise CompileError(pos, f"enum {base.type.name} has no member '{name}'")
+            return Const(v, base.type)
+        return ObjRef("method", name, base, T.VOID, None)
+    if isinstance(base, HeaderRef):
+        ft = base.type.field_type(name)
+        if ft is None and name in (
+            "isValid",
+            "setValid",
+            "setInvalid",
+            "minSizeInBits",
+            "minSizeInBytes",
+        ):
+            return ObjRef("method", name, base, T.VOID, None)
+        if ft is None:
+            raise CompileError(pos, f"header {base.type.name} has no field '{name}'")
+        if base.dyn is not None and base.name.endswith(".last"):
+            return RV(
+                {"type": "stack_field", "value": [base.name[: -len(".last")], name]},
+                ft,
+                lvalue=True,
+            )
+        if base.dyn is not None:
+            off = [n for n, _ in base.type.fields].index(name)
+            j = {
+                "type": "expression",
+                "value": {"op": "access_field", "left": base.dyn, "right": off},
+            }
+            return RV(j, ft, lvalue=True)
+        return RV({"type": "field", "value": [base.name, name]}, ft, lvalue=True)
+    if isinstance(base, StructRef):
+        if name not in base.fields:
+            raise CompileError(pos, f"struct {base.type.name} has no field '{name}'")
+        return base.fields[name]
+    if isinstance(base, UnionRef):
+        if name == "isValid":
+            return ObjRef("method", name, base, T.VOID, None)
+        if name not in base.members:
+            raise CompileError(pos, f"header_union {base.type.name} has no member '{name}'")
+        return base.members[name]
+    if isinstance(base, StackRef):
+        if name == "size":
+            return Const(base.type.size, T.Bits(32))
+        if name in ("next", "last", "lastIndex", "nextIndex"):
+            if name == "lastIndex":
+                j = expr_json(
+                    "last_stack_index", None, {"type": "header_stack", "value": base.name}
+                )
+                return RV(j, T.Bits(32))
+            if name == "last":
+                idx = expr_json(
+                    "last_stack_index", None, {"type": "header_stack", "value": base.name}
+                )
+                dyn = expr_json(
+                    "dereference_header_stack", {"type": "header_stack", "value": base.name}, idx
+                )
+                assert isinstance(base.type.elem, T.StructT)
+                return HeaderRef(f"{base.name}.last", base.type.elem, dyn)
+            return ObjRef("stack_next", base.name, base, base.type.elem)
+        return ObjRef("method", name, base, T.VOID, None)
+    if isinstance(base, ListV) and base.names and name in base.names:
+        return base.items[base.names.index(name)]
+    raise CompileError(pos, f"value of type {base.type.show()} has no member '{name}'")
+
+
+def index(base: Value, idx: A.Expr, pos: Pos, ctx: Ctx) -> Value:
+    if not isinstance(base, StackRef):
+        raise CompileError(pos, "indexing needs a header stack")
+    i = lower(idx, ctx, T.Bits(32))
+    if isinstance(i, Const):
+        if not 0 <= i.value < base.type.size:
+            raise CompileError(
+                idx.pos, f"index {i.value} out of bounds for stack of size {base.type.size}"
+            )
+        return base.elems[i.value]
+    s = scalar(i, pos)
+    assert isinstance(base.type.elem, T.StructT)
+    dyn = expr_json(
+        "dereference_header_stack", {"type": "header_stack", "value": base.name}, to_data(s)
+    )
+    return HeaderRef(f"{base.name}[?]", base.type.elem, dyn)
+
+
+def const_int(e: A.Expr, ctx: Ctx, what: str) -> int:
+    v = lower(e, ctx)
+    if not isinstance(v, Const):
+        raise CompileError(e.pos, f"{what} must be a compile-time constant")
+    return v.value
+
+
+def slice_read(e: A.Slice, ctx: Ctx) -> Value:
+    base = scalar(lower(e.expr, ctx), e.pos)
+    hi, lo = const_int(e.hi, ctx, "slice bound"), const_int(e.lo, ctx, "slice bound")
+    bt = base.type
+    w = T.width_of(bt) if isinstance(bt, T.Bits) else None
+    if w is None:
+        if isinstance(base, Const) and isinstance(bt, T.InfInt):
+            w = max(hi + 1, 1)
+        else:
+            raise CompileError(e.pos, f"cannot slice a value of type {bt.show()}")
+    if not (0 <= lo <= hi < w):
+        raise CompileError(e.pos, f"slice [{hi}:{lo}] out of range for {w}-bit value")
+    t = T.Bits(hi - lo + 1)
+    if isinstance(base, Const):
+        return Const((base.value >> lo) & mask(t.width), t)
+    j = base.json
+    if lo:
+        j = expr_json(">>", j, hexv(lo))
+    return RV(expr_json("&", j, hexv(mask(t.width), t.width)), t)
+
+
+# ------------------------------------------------------------------ operators
+def unary(e: A.Unary, ctx: Ctx, expected: T.Type | None) -> Value:
+    v = scalar(lower(e.expr, ctx, expected), e.pos)
+    t = v.type
+    if e.op == "!":
+        if not isinstance(t, T.BoolT):
+            raise CompileError(e.pos, f"'!' needs a bool operand, found {t.show()}")
+        if isinstance(v, Const):
+            return Const(0 if v.value else 1, T.BOOL)
+        return RV(expr_json("not", None, to_bool(v)), T.BOOL, boolean=True)
+    if not isinstance(t, T.Bits | T.InfInt):
+        raise CompileError(e.pos, f"'{e.op}' needs an integer operand, found {t.show()}")
+    if isinstance(v, Const):
+        if e.op == "~":
+            if isinstance(t, T.InfInt):
+                raise CompileError(e.pos, "'~' needs an operand of known width")
+            return Const(wrap(~v.value, t), t)
+        return Const(wrap(-v.value, t), t)
+    if e.op == "~":
+        return RV(_masked(expr_json("~", None, v.json), t), t)
+    return RV(_masked(expr_json("-", hexv(0), v.json), t), t)
+
+
+_ARITH = {"+", "-", "*", "/", "%", "&", "|", "^", "|+|", "|-|"}
+_CMP = {"==", "!=", "<", "<=", ">", ">="}
+
+
+def unify(a: RV | Const, b: RV | Const, pos: Pos, op: str) -> tuple[RV | Const, RV | Const, T.Type]:
+    ta, tb = a.type, b.type
+    if (
+        isinstance(ta, T.InfInt)
+        and isinstance(b, RV | Const)
+        and isinstance(tb, T.Bits)
+        and isinstance(a, Const)
+    ):
+        a = Const(wrap(a.value, tb), tb)
+        return a, b, tb
+    if isinstance(tb, T.InfInt) and isinstance(ta, T.Bits) and isinstance(b, Const):
+        return a, Const(wrap(b.value, ta), ta), ta
+    if ta == tb or (isinstance(ta, T.EnumT) and ta is tb):
+        return a, b, ta
+    if isinstance(ta, T.Bits) and isinstance(tb, T.Bits):
+        raise CompileError(pos, f"width mismatch in '{op}': {ta.show()} and {tb.show()}")
+    raise CompileError(pos, f"type mismatch in '{op}': {ta.show()} and {tb.show()}")
+
+
+def binary(e: A.Binary, ctx: Ctx, expected: T.Type | None) -> Value:
+    op = e.op
+    if op in ("&&", "||"):
+        a = scalar(lower(e.left, ctx), e.left.pos)
+        b = scalar(lower(e.right, ctx), e.right.pos)
+        for x, sub in ((a, e.left), (b, e.right)):
+            if not isinstance(x.type, T.BoolT):
+                raise CompileError(sub.pos, f"'{op}' needs bool operands, found {x.type.show()}")
+        if isinstance(a, Const):
+            if (op == "&&" and not a.value) or (op == "||" and a.value):
+                return a
+            return b
+        return RV(
+            expr_json("and" if op == "&&" else "or", to_bool(a), to_bool(b)), T.BOOL, boolean=True
+        )
+    if op in ("&&&", ".."):
+        raise CompileError(e.pos, f"'{op}' is only allowed in keysets")
+    if op in ("<<", ">>"):
+        a = scalar(lower(e.left, ctx, expected), e.left.pos)
+        b = scalar(lower(e.right, ctx), e.right.pos)
+        t = a.type
+        if not isinstance(t, T.Bits | T.InfInt) or not isinstance(b.type, T.Bits | T.InfInt):
+            raise CompileError(e.pos, f"'{op}' needs integer operands")
+        if isinstance(b.type, T.Bits) and b.type.signed:
+            raise CompileError(e.right.pos, "shift amount must be unsigned")
+        if isinstance(a, Const) and isinstance(b, Const):
+            return Const(fold_binary(op, a.value, b.value, t) or 0, t)
+        if isinstance(t, T.InfInt):
+            raise CompileError(
+                e.pos, "shift of an untyped constant by a run-time amount; give it a width"
+            )
+        j = expr_json(op, to_data(a), to_data(b))
+        return RV(_masked(j, t) if op == "<<" else j, t)
+    if op == "++":
+        a = scalar(lower(e.left, ctx), e.left.pos)
+        b = scalar(lower(e.right, ctx), e.right.pos)
+        ta, tb = a.type, b.type
+        if not isinstance(ta, T.Bits) or not isinstance(tb, T.Bits):
+            raise CompileError(e.pos, "'++' needs operands of known width (bit<W> or int<W>)")
+        t = T.Bits(ta.width + tb.width, ta.signed)
+        if isinstance(a, Const) and isinstance(b, Const):
+            return Const(
+                wrap(((a.value & mask(ta.width)) << tb.width) | (b.value & mask(tb.width)), t), t
+            )
+        left = expr_json("<<", _unsigned(a), hexv(tb.width))
+        return RV(_masked(expr_json("|", left, _unsigned(b)), T.Bits(t.width)), t)
+    la, lb = lower(e.left, ctx), lower(e.right, ctx)
+    if op in ("==", "!=") and isinstance(la, HeaderRef) and isinstance(lb, HeaderRef):
+        return header_equality(la, lb, op, e.pos)
+    a = scalar(la, e.left.pos)
+    b = scalar(lb, e.right.pos)
+    a, b, t = unify(a, b, e.pos, op)
+    if op in _CMP:
+        if op not in ("==", "!=") and not isinstance(t, T.Bits | T.InfInt):
+            raise CompileError(e.pos, f"'{op}' needs integer operands, found {t.show()}")
+        if isinstance(a, Const) and isinstance(b, Const):
+            return Const(int(fold_compare(op, a.value, b.value)), T.BOOL)
+        if isinstance(t, T.BoolT):
+            return RV(expr_json(op, to_data(a), to_data(b)), T.BOOL, boolean=True)
+        return RV(expr_json(op, to_data(a), to_data(b)), T.BOOL, boolean=True)
+    if op in _ARITH:
+        if not isinstance(t, T.Bits | T.InfInt):
+            raise CompileError(e.pos, f"'{op}' needs integer operands, found {t.show()}")
+        if isinstance(a, Const) and isinstance(b, Const):
+            r = fold_binary(op, a.value, b.value, t)
+            if r is None:
+                raise CompileError(e.pos, "division by zero")
+            return Const(r, t)
+        if isinstance(t, T.InfInt):
+            raise CompileError(e.pos, "untyped constant in a run-time expression; give it a width")
+        if op in ("/", "%") and t.signed:
+            raise CompileError(e.pos, f"'{op}' is not supported on signed values")
+        if op in ("|+|", "|-|"):
+            inner = expr_json("+" if op == "|+|" else "-", to_data(a), to_data(b))
+            return RV(expr_json("sat_cast" if t.signed else "usat_cast", inner, hexv(t.width)), t)
+        j = expr_json(op, to_data(a), to_data(b))
+        if op in ("+", "-", "*"):
+            j = _masked(j, t)
+        return RV(j, t)
+    raise CompileError(e.pos, f"unsupported operator '{op}'")
+
+
+def _unsigned(v: RV | Const) -> dict[str, Any]:
+    t = v.type
+    assert isinstance(t, T.Bits)
+    if isinstance(v, Const):
+        return hexv(v.value & mask(t.width), t.width)
+    if t.signed:
+        return expr_json("&", v.json, hexv(mask(t.width), t.width))
+    return v.json
+
+
+def ternary(e: A.Ternary, ctx: Ctx, expected: T.Type | None) -> Value:
+    c = scalar(lower(e.cond, ctx), e.cond.pos)
+    if not isinstance(c.type, T.BoolT):
+        raise CompileError(e.cond.pos, f"condition must be bool, found {c.type.show()}")
+    a = scalar(lower(e.then, ctx, expected), e.then.pos)
+    b = scalar(lower(e.other, ctx, expected), e.other.pos)
+    a, b, t = unify(a, b, e.pos, "?:")
+    if isinstance(c, Const):
+        return a if c.value else b
+    if isinstance(t, T.InfInt):
+        raise CompileError(e.pos, "untyped constants in '?:'; give them a width")
+    if isinstance(t, T.BoolT):
+        j = expr_json("?", to_data(a), to_data(b), cond=to_bool(c))
+        return RV(j, t)
+    return RV(expr_json("?", to_data(a), to_data(b), cond=to_bool(c)), t)

@@ -1,0 +1,235 @@
+"""Straight-line statement lowering to BMv2 primitives (action bodies, synthesized actions).
+
+``if`` inside an action becomes ``_jump_if_zero``/``_jump`` primitives (BMv2 core
+primitives), so extern calls stay conditional.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from emulator.p4c.diagnostics import CompileError, Pos
+from emulator.p4c.frontend import ast as A
+from emulator.p4c.frontend import types as T
+from emulator.p4c.frontend.decls import resolve_type
+from emulator.p4c.frontend.values import (
+    RV,
+    Const,
+    HeaderRef,
+    ListV,
+    ObjRef,
+    StackRef,
+    StructRef,
+    UnionRef,
+    Value,
+    expr_json,
+    hexv,
+    mask,
+    to_bool,
+    to_data,
+)  # fmt: skip
+from emulator.p4c.lowering.context import Ctx
+from emulator.p4c.lowering.exprs import coerce, const_eval, const_int, lower, member, scalar
+
+
+def lower_block(stmts: tuple[A.Stmt, ...] | list[A.Stmt], ctx: Ctx) -> None:
+    """Lower statements in order into ``ctx.prims``; returns are patched to jump to the end."""
+    returns: list[int] = []
+    ctx_returns = ctx.returns
+    ctx.returns = returns
+    for s in stmts:
+        lower_stmt(s, ctx)
+    ctx.returns = ctx_returns
+    end = len(ctx.prims)
+    for i in returns:
+        ctx.prims[i]["parameters"] = [hexv(end)]
+
+
+def lower_stmt(s: A.Stmt, ctx: Ctx) -> None:
+    if isinstance(s, A.Block):
+        inner = ctx.child()
+        for x in s.stmts:
+            lower_stmt(x, inner)
+    elif isinstance(s, A.Empty):
+        pass
+    elif isinstance(s, A.Assign):
+        assign_expr(s.lhs, s.rhs, ctx, s.pos)
+    elif isinstance(s, A.CallStmt):
+        assert ctx.calls is not None
+        ctx.calls(ctx, s.call, True)
+    elif isinstance(s, A.VarDecl):
+        declare_var(s, ctx)
+    elif isinstance(s, A.ConstDecl):
+        t = resolve_type(ctx.env, s.type, const_eval)
+        v = lower(s.value, ctx, t)
+        if not isinstance(v, Const):
+            raise CompileError(
+                s.value.pos, f"initializer of constant '{s.name}' is not a compile-time constant"
+            )
+        ctx.scope.bind(s.name, coerce(v, t, s.value.pos))
+    elif isinstance(s, A.If):
+        lower_if(s, ctx)
+    elif isinstance(s, A.Exit):
+        ctx.emit("exit", [], s.pos)
+    elif isinstance(s, A.Return):
+        result = ctx.func_result
+        if s.value is not None:
+            if result is None:
+                raise CompileError(s.pos, "return with a value is only allowed in functions")
+            assign_value(result, lower(s.value, ctx, result.type), ctx, s.value.pos)
+        rets = ctx.returns
+        if rets is None:
+            raise CompileError(s.pos, "return is not allowed here")
+        rets.append(len(ctx.prims))
+        ctx.emit("_jump", [hexv(0)], s.pos)
+    elif isinstance(s, A.Switch):
+        raise CompileError(s.pos, "switch statements are not supported inside actions")
+    elif isinstance(s, A.Instance):
+        raise CompileError(s.pos, "instantiations are not allowed here")
+    else:
+        raise CompileError(s.pos, f"unsupported statement {type(s).__name__}")
+
+
+def lower_if(s: A.If, ctx: Ctx) -> None:
+    c = scalar(lower(s.cond, ctx), s.cond.pos)
+    if not isinstance(c.type, T.BoolT):
+        raise CompileError(s.cond.pos, f"condition must be bool, found {c.type.show()}")
+    if isinstance(c, Const):
+        branch = s.then if c.value else s.other
+        if branch is not None:
+            lower_stmt(branch, ctx)
+        return
+    jz = len(ctx.prims)
+    ctx.emit("_jump_if_zero", [to_data(c), hexv(0)], s.pos)
+    lower_stmt(s.then, ctx)
+    if s.other is not None:
+        j = len(ctx.prims)
+        ctx.emit("_jump", [hexv(0)], s.pos)
+        ctx.prims[jz]["parameters"][1] = hexv(len(ctx.prims))
+        lower_stmt(s.other, ctx)
+        ctx.prims[j]["parameters"][0] = hexv(len(ctx.prims))
+    else:
+        ctx.prims[jz]["parameters"][1] = hexv(len(ctx.prims))
+
+
+def declare_var(s: A.VarDecl, ctx: Ctx) -> None:
+    t = resolve_type(ctx.env, s.type, const_eval)
+    hint = s.name if not ctx.prefix else f"{ctx.prefix.split('.')[-1]}.{s.name}"
+    v = ctx.env.allocate(hint, t, s.pos, header_prefix=s.name)
+    ctx.scope.bind(s.name, v)
+    if s.init is not None:
+        assign_value(v, lower(s.init, ctx, t), ctx, s.init.pos)
+    elif isinstance(v, HeaderRef):
+        ctx.emit("remove_header", [v.json()], s.pos)
+
+
+def assign_expr(lhs: A.Expr, rhs: A.Expr, ctx: Ctx, pos: Pos) -> None:
+    if isinstance(lhs, A.Slice):
+        assign_slice(lhs, rhs, ctx, pos)
+        return
+    target = lower(lhs, ctx)
+    expected = target.type if isinstance(target, RV) else None
+    assign_value(target, lower(rhs, ctx, expected), ctx, rhs.pos, lhs.pos)
+
+
+def assign_value(target: Value, v: Value, ctx: Ctx, pos: Pos, lpos: Pos | None = None) -> None:
+    """Emit the primitives for ``target = v``."""
+    lpos = lpos or pos
+    if isinstance(target, RV):
+        _assign_scalar(target, v, ctx, pos, lpos)
+    elif isinstance(target, HeaderRef):
+        _assign_header(target, v, ctx, pos)
+    elif isinstance(target, StructRef):
+        _assign_struct(target, v, ctx, pos)
+    elif isinstance(target, StackRef) and isinstance(v, StackRef):
+        stacks = [{"type": "header_stack", "value": x.name} for x in (target, v)]
+        ctx.emit("assign_header_stack", stacks, pos)
+    elif isinstance(target, UnionRef) and isinstance(v, UnionRef):
+        unions = [{"type": "header_union", "value": x.name} for x in (target, v)]
+        ctx.emit("assign_union", unions, pos)
+    elif not (isinstance(target, ObjRef) and target.kind == "dontcare"):
+        raise CompileError(lpos, "left side of assignment is not assignable")
+
+
+def _assign_scalar(target: RV, v: Value, ctx: Ctx, pos: Pos, lpos: Pos) -> None:
+    if not target.lvalue:
+        raise CompileError(lpos, "left side of assignment is not assignable")
+    src = scalar(v, pos)
+    if isinstance(target.type, T.Varbit):
+        if not isinstance(src.type, T.Varbit):
+            raise CompileError(pos, "a varbit can only be assigned from a varbit")
+        ctx.emit("assign_VL", [target.json, src.json], pos)
+        return
+    src = coerce(src, target.type, pos, "assigned value")  # type: ignore[assignment]
+    ctx.emit("assign", [target.json, to_data(src)], pos)  # type: ignore[arg-type]
+
+
+def _check_field_count(target: HeaderRef | StructRef, v: ListV, pos: Pos) -> None:
+    if len(v.items) != len(target.type.fields):
+        raise CompileError(
+            pos,
+            f"{target.type.show()} has {len(target.type.fields)} fields, got {len(v.items)} values",
+        )
+
+
+def _assign_header(target: HeaderRef, v: Value, ctx: Ctx, pos: Pos) -> None:
+    if isinstance(v, HeaderRef):
+        if v.type is not target.type:
+            raise CompileError(
+                pos, f"type mismatch: {v.type.show()} assigned to {target.type.show()}"
+            )
+        ctx.emit("assign_header", [target.json(), v.json()], pos)
+        return
+    if isinstance(v, ListV):
+        _check_field_count(target, v, pos)
+        ctx.emit("add_header", [target.json()], pos)
+        for (fname, _), item in zip(target.type.fields, v.items, strict=True):
+            assign_value(member(target, fname, pos, ctx), item, ctx, pos)
+        return
+    raise CompileError(pos, f"cannot assign {v.type.show()} to {target.type.show()}")
+
+
+def _assign_struct(target: StructRef, v: Value, ctx: Ctx, pos: Pos) -> None:
+    if isinstance(v, StructRef):
+        if v.type is not target.type:
+            raise CompileError(
+                pos, f"type mismatch: {v.type.show()} assigned to {target.type.show()}"
+            )
+        for f in target.fields:
+            assign_value(target.fields[f], v.fields[f], ctx, pos)
+        return
+    if isinstance(v, ListV):
+        names = v.names or [n for n, _ in target.type.fields]
+        _check_field_count(target, v, pos)
+        for n, item in zip(names, v.items, strict=True):
+            if n not in target.fields:
+                raise CompileError(pos, f"struct {target.type.name} has no field '{n}'")
+            assign_value(target.fields[n], item, ctx, pos)
+        return
+    raise CompileError(pos, f"cannot assign {v.type.show()} to {target.type.show()}")
+
+
+def assign_slice(lhs: A.Slice, rhs: A.Expr, ctx: Ctx, pos: Pos) -> None:
+    target = lower(lhs.expr, ctx)
+    if not isinstance(target, RV) or not target.lvalue or not isinstance(target.type, T.Bits):
+        raise CompileError(lhs.pos, "slice assignment needs a bit<W> field or variable")
+    hi, lo = const_int(lhs.hi, ctx, "slice bound"), const_int(lhs.lo, ctx, "slice bound")
+    w = target.type.width
+    if not (0 <= lo <= hi < w):
+        raise CompileError(lhs.pos, f"slice [{hi}:{lo}] out of range for {w}-bit value")
+    sw = hi - lo + 1
+    v = coerce(scalar(lower(rhs, ctx, T.Bits(sw)), rhs.pos), T.Bits(sw), rhs.pos, "assigned value")
+    keep = mask(w) & ~(mask(sw) << lo)
+    cleared = expr_json("&", target.json, hexv(keep, w))
+    val = to_data(v)  # type: ignore[arg-type]
+    shifted = expr_json("<<", val, hexv(lo)) if lo else val
+    inserted = expr_json("&", shifted, hexv(mask(sw) << lo, w))
+    ctx.emit("assign", [target.json, expr_json("|", cleared, inserted)], pos)
+
+
+def cond_json(v: RV | Const) -> dict[str, Any]:
+    """A condition for a BMv2 conditional node (always an ``expression``)."""
+    j = to_bool(v)
+    if j.get("type") != "expression":
+        j = expr_json("==", to_data(v), hexv(1, 1))
+    return j

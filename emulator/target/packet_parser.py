@@ -1,0 +1,397 @@
+"""Parser, deparser, calculations and checksums of a BMv2 JSON program, compiled.
+
+Parse states become functions ``(f, p) -> next state | None``; a parser error raises
+``ParserErrorSignal`` and the driver records it in ``standard_metadata.parser_error``
+(the packet is *not* dropped: v1model semantics). Unparsed bytes become the payload.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from emulator.target import hashes
+from emulator.target.codegen import CodeGen, ParserErrorSignal, hexint
+from emulator.target.errors import ProgramError
+from emulator.target.packet import Pkt
+from emulator.target.primitives import ActionCompiler
+from emulator.target.program import HeaderInfo
+
+MAX_PARSER_STEPS = 4096  # a parser looping without consuming input stops with ParserTimeout
+
+
+def _extract_lines(h: HeaderInfo, base: str, too_short: int) -> list[str]:
+    nbits = h.nbits
+    if nbits % 8:
+        raise ProgramError(f"header {h.name} is {nbits} bits, not a whole number of bytes")
+    nbytes = nbits // 8
+    lines = [
+        "o = p.off",
+        f"e = o + {nbytes}",
+        "if e > p.n:",
+        f"    raise _PE({too_short})",
+        "x = _ifb(p.buf[o:e], _BIG)",
+        "p.off = e",
+    ]
+    shift = nbits
+    for i, (_, width, _) in enumerate(h.fields):
+        shift -= width
+        slot = f"{base} + {i}" if not base.isdigit() else str(int(base) + i)
+        part = f"x >> {shift}" if shift else "x"
+        lines.append(f"f[{slot}] = {part} & {(1 << width) - 1}" if i else f"f[{slot}] = {part}")
+    valid = f"{base} + {len(h.fields)}" if not base.isdigit() else str(int(base) + len(h.fields))
+    lines.append(f"f[{valid}] = 1")
+    return lines
+
+
+def extract_vl(
+    f: list[int], p: Pkt, h: HeaderInfo, nbits: int, codes: tuple[int, int, int]
+) -> None:
+    """``extract(hdr, nbits)`` of a header with a varbit field (a rare, interpreted path).
+
+    Errors in BMv2's order: length not whole bytes (ParserInvalidArgument), not enough
+    packet (PacketTooShort), longer than the header's maximum (HeaderTooShort).
+    """
+    too_short, too_long, invalid = codes
+    if nbits < 0 or nbits % 8:
+        raise ParserErrorSignal(invalid)
+    total = h.nbits + nbits
+    end = p.off + total // 8
+    if end > p.n:
+        raise ParserErrorSignal(too_short)
+    if nbits > h.fields[h.vl or 0][1]:
+        raise ParserErrorSignal(too_long)
+    x = int.from_bytes(p.buf[p.off : end], "big")
+    shift = total
+    for i, (_, width, _) in enumerate(h.fields):
+        w = nbits if i == h.vl else width
+        shift -= w
+        f[h.base + i] = (x >> shift) & ((1 << w) - 1)
+    f[h.vl_len] = nbits
+    f[h.valid] = 1
+    p.off = end
+
+
+def emit_vl(f: list[int], h: HeaderInfo) -> bytes:
+    """Serialise a header with a varbit field at its current length."""
+    acc, total = 0, 0
+    for i, (_, width, _) in enumerate(h.fields):
+        w = f[h.vl_len] if i == h.vl else width
+        acc = (acc << w) | (f[h.base + i] & ((1 << w) - 1))
+        total += w
+    return acc.to_bytes(total // 8, "big")
+
+
+def _emit_expr(h: HeaderInfo) -> str:
+    nbits, shift, parts = h.nbits, h.nbits, []
+    for i, (_, width, _) in enumerate(h.fields):
+        shift -= width
+        parts.append(f"(f[{h.base + i}] << {shift})" if shift else f"f[{h.base + i}]")
+    return f"({' | '.join(parts) or '0'}).to_bytes({nbits // 8}, _BIG)"
+
+
+class Parser:
+    """One compiled ``parsers[]`` entry."""
+
+    def __init__(self, cg: CodeGen, doc: dict[str, Any], actions: ActionCompiler) -> None:
+        self.cg, self.layout = cg, cg.layout
+        errs = self.layout.errors
+        self.too_short, self.no_match = errs["PacketTooShort"], errs["NoMatch"]
+        self.timeout = errs.get("ParserTimeout", 5)
+        self.error_slot = self.layout.std["parser_error"]
+        self._install(cg)
+        states = doc.get("parse_states", [])
+        names = {str(s["name"]): cg.fresh("ps_") for s in states}
+        for s in states:
+            try:
+                self._compile_state(s, names, actions)
+            except (KeyError, IndexError, TypeError, ValueError) as exc:
+                msg = f"BMv2 JSON: parse state {s.get('name')}: malformed ({exc})"
+                raise ProgramError(msg) from None
+        init = doc.get("init_state")
+        if init not in names:
+            raise ProgramError(f"BMv2 JSON: parser init_state {init!r} is not a parse state")
+        self.start = cg.ns[names[init]]
+
+    @staticmethod
+    def _install(cg: CodeGen) -> None:
+        cg.ns["_xvl"] = extract_vl
+
+    def _compile_state(self, s: dict[str, Any], names: dict[str, str], ac: ActionCompiler) -> None:
+        cg = self.cg
+        body = ["d = ()"]
+        for op in s.get("parser_ops", []):
+            body += self._op(op, ac)
+        body += self._transitions(s, names)
+        cg.function(names[str(s["name"])], "f, p", body)
+
+    def _op(self, op: dict[str, Any], ac: ActionCompiler) -> list[str]:
+        """The Python lines of one parser op."""
+        cg = self.cg
+        body: list[str] = []
+        kind, ps = op.get("op"), op.get("parameters", [])
+        if kind == "extract":
+            body += self._extract(ps[0])
+        elif kind == "extract_VL":
+            h = self.layout.header(str(ps[0]["value"]))
+            if h.vl is None or ps[0].get("type") != "regular":
+                raise ProgramError(f"extract_VL into {h.name}: no varbit field")
+            errs = self.layout.errors
+            codes = cg.const(
+                (self.too_short, errs["HeaderTooShort"], errs["ParserInvalidArgument"])
+            )
+            body.append(f"_xvl(f, p, {cg.const(h)}, {cg.expr(ps[1])}, {codes})")
+        elif kind == "set":
+            body += cg.assign(ps[0], cg.expr(ps[1]))
+        elif kind == "verify":
+            body += [f"if not {cg.expr(ps[0])}:", f"    raise _PE({cg.expr(ps[1])})"]
+        elif kind in ("advance", "shift"):
+            amount = cg.expr(ps[0])
+            invalid = self.layout.errors["ParserInvalidArgument"]
+            if kind == "advance":
+                body += [f"a = {amount}", "if a % 8:", f"    raise _PE({invalid})", "a //= 8"]
+            else:
+                body.append(f"a = {amount}")
+            body += [
+                "if p.off + a > p.n:",
+                f"    raise _PE({self.too_short})",
+                "p.off += a",
+            ]
+        elif kind == "primitive":
+            body += ac.primitive(ps[0])
+        else:
+            raise ProgramError(f"unsupported parser op {kind!r}")
+        return body
+
+    def _transitions(self, s: dict[str, Any], names: dict[str, str]) -> list[str]:
+        """The Python lines computing the transition key and returning the next state."""
+        cg = self.cg
+        body: list[str] = []
+        key = s.get("transition_key", [])
+        widths, parts = [], []
+        for k in key:
+            if k["type"] == "lookahead":
+                src, width = cg.expr(k), int(k["value"][1])
+            elif k["type"] in ("field", "stack_field"):
+                slot, width, _ = cg.field_slot(k)
+                src = f"f[{slot}]"
+            else:
+                raise ProgramError(f"unsupported transition key type {k['type']!r}")
+            parts.append(src)
+            widths.append((width + 7) // 8 * 8)
+        if parts:
+            terms, shift = [], sum(widths)
+            for src, width in zip(parts, widths):
+                shift -= width
+                terms.append(f"({src} << {shift})" if shift else src)
+            body.append(f"k = {' | '.join(terms)}")
+        has_default = False
+        for t in s.get("transitions", []):
+            nxt = t.get("next_state")
+            target = "None" if nxt is None else names.get(str(nxt))
+            if target is None:
+                raise ProgramError(f"transition to unknown state {nxt!r}")
+            ttype = t.get("type") or (
+                "default" if t.get("value") in (None, "default") else "hexstr"
+            )
+            if ttype == "default" or not parts:
+                body.append(f"return {target}")
+                has_default = True
+                break
+            mask = hexint(t["mask"], "mask") if t.get("mask") is not None else None
+            if ttype == "hexstr":
+                value = hexint(t["value"], "transition value")
+                cond = f"(k & {mask}) == {value & mask}" if mask is not None else f"k == {value}"
+            elif ttype == "parse_vset":
+                vs = cg.const(cg.ns["_vsets"].setdefault(str(t["value"]), set()))
+                m = mask if mask is not None else (1 << sum(widths)) - 1
+                cond = f"any((k & {m}) == (v & {m}) for v in {vs})"
+            else:
+                raise ProgramError(f"unsupported transition type {ttype!r}")
+            body += [f"if {cond}:", f"    return {target}"]
+        if not has_default:  # as BMv2: no case matches and no default -> accept, no error
+            body.append("return None")
+        return body
+
+    def _extract(self, tv: dict[str, Any]) -> list[str]:
+        kind, value = tv.get("type"), tv.get("value")
+        if kind == "regular":
+            h = self.layout.header(str(value))
+            if h.vl is not None:
+                raise ProgramError(f"extract of {h.name} (varbit) needs a length (extract_VL)")
+            others = self.layout.union_siblings.get(h.name, [])
+            return [
+                *_extract_lines(h, str(h.base), self.too_short),
+                *[f"f[{o.valid}] = 0" for o in others],
+            ]
+        if kind == "stack":
+            st = self.layout.stack(str(value))
+            bases = self.cg.const(tuple(h.base for h in st.headers))
+            oob = self.layout.errors["StackOutOfBounds"]
+            return [
+                f"i = f[{st.next_slot}]",
+                f"if i >= {len(st.headers)}:",
+                f"    raise _PE({oob})",
+                f"b = {bases}[i]",
+                *_extract_lines(st.headers[0], "b", self.too_short),
+                f"f[{st.next_slot}] = i + 1",
+            ]
+        raise ProgramError(f"unsupported extract target {kind!r}")
+
+    def parse(self, f: list[int], p: Pkt) -> None:
+        """Run the parser; on error set parser_error. Leaves the payload in ``p``."""
+        state = self.start
+        steps = 0
+        try:
+            while state is not None:
+                state = state(f, p)
+                steps += 1
+                if steps > MAX_PARSER_STEPS:
+                    raise ParserErrorSignal(self.timeout)
+        except ParserErrorSignal as err:
+            f[self.error_slot] = self.too_short if err.code == -1 else err.code
+        p.payload = p.buf[p.off :]
+
+
+class Deparser:
+    """Serialise valid headers in the deparser's order, then the payload."""
+
+    def __init__(self, cg: CodeGen, doc: dict[str, Any]) -> None:
+        layout = cg.layout
+        self.order = [layout.header(str(n)) for n in doc.get("order", [])]
+        self.order = [h for h in self.order if not h.metadata]
+        body = ["o = []"]
+        cg.ns["_evl"] = emit_vl
+        for h in self.order:
+            if h.nbits % 8:
+                raise ProgramError(f"header {h.name} is {h.nbits} bits, not whole bytes")
+            body += [f"if f[{h.valid}]:", f"    o.append({self._emit(cg, h)})"]
+        body += ["o.append(p.payload)", "return _EMPTY.join(o)"]
+        self.deparse: Callable[[list[int], Pkt], bytes] = cg.function(
+            cg.fresh("dep_"), "f, p", body
+        )
+        self.emitters = [
+            (h, cg.function(cg.fresh("emit_"), "f", [f"return {self._emit(cg, h)}"]))
+            for h in self.order
+        ]
+
+    @staticmethod
+    def _emit(cg: CodeGen, h: HeaderInfo) -> str:
+        return f"_evl(f, {cg.const(h)})" if h.vl is not None else _emit_expr(h)
+
+    def tail(self, f: list[int], p: Pkt, after: HeaderInfo | None) -> bytes:
+        """Valid headers placed after ``after`` in deparse order, plus the payload."""
+        out, seen = [], after is None
+        for h, emit in self.emitters:
+            if seen and f[h.valid]:
+                out.append(emit(f))
+            if h is after:
+                seen = True
+        out.append(p.payload)
+        return b"".join(out)
+
+
+class Calculation:
+    """A named ``calculations[]`` entry: its input packer and hash algorithm."""
+
+    def __init__(self, cg: CodeGen, doc: dict[str, Any], deparser: Deparser | None) -> None:
+        self.name = str(doc.get("name"))
+        self.algo = str(doc.get("algo"))
+        if self.algo not in hashes.HASHES and self.algo != "random":
+            raise ProgramError(f"calculation {self.name}: unsupported algorithm {self.algo!r}")
+        self.params: hashes.CrcParams | None = None
+        self.deparser = deparser
+        layout = cg.layout
+        # Pack MSB-first into one integer, as hashes.pack_fields does (zero-pad on the right);
+        # fields of invalid headers are skipped, consecutive fields share one validity test.
+        groups: list[tuple[HeaderInfo | None, list[tuple[str, str]]]] = []
+        last: HeaderInfo | None = None
+        payload = False
+        for item in doc.get("input", []):
+            kind, value = item.get("type"), item.get("value")
+            if kind == "field":
+                slot, width, _ = layout.field(str(value[0]), str(value[1]))
+                h = layout.header(str(value[0]))
+                w = str(width)
+                if h.vl is not None and h.index.get(str(value[1])) == h.vl:
+                    w = f"f[{h.vl_len}]"
+                terms = [(f"f[{slot}]", w)]
+                last = h
+            elif kind == "hexstr":
+                width = int(item.get("bitwidth", 0))
+                terms = [(str(hexint(value, "calculation") & ((1 << width) - 1)), str(width))]
+                h = None
+            elif kind == "header":
+                h = layout.header(str(value))
+                terms = [(f"f[{h.base + i}]", str(w)) for i, (_, w, _) in enumerate(h.fields)]
+                last = h
+            elif kind == "payload":
+                payload = True
+                continue
+            else:
+                raise ProgramError(f"calculation {self.name}: unsupported input {kind!r}")
+            guard = None if h is None or h.metadata else h
+            if groups and groups[-1][0] is guard:
+                groups[-1][1].extend(terms)
+            else:
+                groups.append((guard, terms))
+        body = ["a = 0", "n = 0"]
+        for guard, terms in groups:
+            lines = [f"a = (a << {w}) | {v}" for v, w in terms]
+            lines.append(f"n += {' + '.join(w for _, w in terms)}")
+            if guard is None:
+                body += lines
+            else:
+                body += [f"if f[{guard.valid}]:", *["    " + ln for ln in lines]]
+        body += ["k = -n % 8", "x = (a << k).to_bytes((n + k) // 8, _BIG)"]
+        if payload:
+            me = cg.const(self)
+            body.append(f"return x + {me}.deparser.tail(f, p, {cg.const(last)})")
+        else:
+            body.append("return x")
+        self.data: Callable[[list[int], Pkt], bytes] = cg.function(cg.fresh("calc_"), "f, p", body)
+        # HashAlgorithm.random: a (seeded) random value instead of a hash, as BMv2 does
+        rng: Any = cg.ns.get("_rng")
+        self._hash = hashes.HASHES.get(self.algo) or (lambda _data: rng.getrandbits(32))
+
+    def __call__(self, f: list[int], p: Pkt) -> int:
+        """The hash of this calculation's input for the current packet."""
+        data = self.data(f, p)
+        if self.params is not None:
+            return hashes.crc(self.params, data)
+        return self._hash(data)
+
+
+class Checksums:
+    """``checksums[]``: verified after parsing, updated before deparsing."""
+
+    def __init__(self, cg: CodeGen, doc: list[dict[str, Any]], calcs: dict[str, Calculation]):
+        layout = cg.layout
+        self.verify_list, self.update_list = [], []
+        self.error_slot = layout.std["checksum_error"]
+        for c in doc:
+            target: Any = c.get("target")
+            slot, width, _ = layout.field(str(target[0]), str(target[1]))
+            calc = calcs.get(str(c.get("calculation")))
+            if calc is None:
+                raise ProgramError(f"checksum {c.get('name')}: unknown calculation")
+            cond = None
+            if c.get("if_cond") is not None:
+                cond = cg.function(cg.fresh("ck_"), "f, p", [f"return {cg.expr(c['if_cond'])}"])
+            item = (slot, (1 << width) - 1, calc, cond)
+            if c.get("verify", True):
+                self.verify_list.append(item)
+            if c.get("update", True):
+                self.update_list.append(item)
+
+    def verify(self, f: list[int], p: Pkt) -> None:
+        """Set ``checksum_error`` when a verified checksum does not match."""
+        for slot, mask, calc, cond in self.verify_list:
+            if (cond is None or cond(f, p)) and (calc(f, p) & mask) != f[slot]:
+                f[self.error_slot] = 1
+
+    def update(self, f: list[int], p: Pkt) -> None:
+        """Recompute every updated checksum into its target field."""
+        for slot, mask, calc, cond in self.update_list:
+            if cond is None or cond(f, p):
+                f[slot] = calc(f, p) & mask
