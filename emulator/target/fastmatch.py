@@ -20,6 +20,8 @@ the same actions in the same order with the same data: ``FABEMU_FASTMATCH=0`` ke
 
 from __future__ import annotations
 
+import ast
+import functools
 import types
 from collections.abc import Callable
 from typing import Any
@@ -27,6 +29,8 @@ from typing import Any
 from emulator.target.tables import Entry, Table
 
 PREFIX = "_fm_"  # names this module puts in the generated-code namespace
+EXIT = "!exit"  # "next node" of an entry without an action: the pipeline ends
+MAX_LINES = 160  # source lines of one generated function that runs nodes inline
 Result = tuple[Callable[..., Any], tuple[int, ...], Any]  # (action fn, data, next node)
 
 
@@ -80,7 +84,10 @@ class FastTables:
             self.links[name] = (ref(table.next_hit), ref(table.next_miss), by_action)
             prev = table.changed
             table.changed = self._chain(prev)
-        self._originals = {name: self.ns[name] for name in self.tables}
+        #: conditional node name -> (test source, true next, false next), for inlining
+        self.conds = _conditionals(program.cg.sources)
+        self._originals = {name: self.ns[name] for name in (*self.tables, *self.conds)}
+        self.starts = [names[id(s)] for s in (program.ingress, program.egress) if s is not None]
         self.ns[PREFIX + "exit"] = _compile(self.ns, PREFIX + "exit", "f, p, d", ["return True"])
         self.ns[PREFIX + "go"] = _compile(self.ns, PREFIX + "go", "f, p, d", ["return False"])
         program.ingress = self._trampoline("ingress", names, program.ingress)
@@ -121,11 +128,9 @@ class FastTables:
         self.rebuilds += 1
         ns = self.ns
         fast = {n: t for n, t in self.tables.items() if specialisable(t)}
-        for name, table in self.tables.items():  # functions first: results name them
-            if name in fast:
-                ns[name] = self._node(name, table)
-            else:
-                ns[name] = self._originals[name]
+        nexts = {n: self._next_names(t, *self.links[n]) for n, t in fast.items()}
+        ns.update(self._originals)  # functions first (results name them); unreached: as is
+        self._fuse(fast, nexts)
         for name, table in self.tables.items():
             if name in fast:
                 self._results(name, table)
@@ -137,24 +142,92 @@ class FastTables:
     def _get(self, name: str | None) -> Any:
         return None if name is None else self.ns[name]
 
-    def _node(self, name: str, table: Table) -> Any:
+    @staticmethod
+    def _next_names(
+        table: Table, hit: str | None, miss: str | None, by_action: dict[int, str | None]
+    ) -> set[str | None]:
+        """Names of the nodes that may follow ``table`` now (EXIT: an action-less entry)."""
+
+        def after(e: Entry | None, fixed: str | None) -> str | None:
+            if e is None:
+                return miss if table.hit_miss else None
+            if e.action is None:
+                return EXIT
+            return fixed if table.hit_miss else by_action.get(e.action.id)
+
+        found = {after(table.default, miss)}
+        found.update(after(e, hit) for e in table.entries.values())
+        return found
+
+    def _fuse(self, fast: dict[str, Table], nexts: dict[str, set[str | None]]) -> None:
+        """From each pipeline's first node, functions running as many nodes inline as fit
+        (conditionals become ``if``s); the nodes where they stop (and those after general
+        tables) get such functions too, so every node a packet reaches runs fused."""
+        todo, done = list(self.starts), set()
+        while todo:
+            name = todo.pop()
+            if name in done:
+                continue
+            done.add(name)
+            if name in self.tables and name not in fast:  # a general table: go on after it
+                hit, miss, by_action = self.links[name]
+                todo += [n for n in (hit, miss, *by_action.values()) if n is not None]
+                continue
+            if name not in fast and name not in self.conds:
+                continue
+            exits: set[str | None] = set()
+            body = self._emit(name, fast, nexts, [MAX_LINES], exits)
+            self.ns[name] = _compile(self.ns, name, "f, p", body)
+            todo += [n for n in exits if n is not None]
+
+    def _emit(
+        self,
+        name: str | None,
+        fast: dict[str, Table],
+        nexts: dict[str, set[str | None]],
+        budget: list[int],
+        exits: set[str | None],
+    ) -> list[str]:
+        """Source running node ``name`` and what follows it, ending in a ``return`` of the
+        node to run next (noted in ``exits``) or None."""
+        if name is None or name == EXIT:
+            return ["return None"]
+        inline = name in fast or name in self.conds
+        if not inline or budget[0] <= 0:
+            exits.add(name)
+            return [f"return {name}"]
+        if name in self.conds:
+            test, yes, no = self.conds[name]
+            budget[0] -= 2
+            then = self._emit(yes, fast, nexts, budget, exits)
+            other = self._emit(no, fast, nexts, budget, exits)
+            return [f"if {test}:", *["    " + line for line in then], *other]
+        lines, done = self._part(name, fast[name])
+        budget[0] -= len(lines)
+        if len(nexts[name]) == 1:
+            (follow,) = nexts[name]
+            return lines + self._emit(follow, fast, nexts, budget, exits)
+        exits.update(nexts[name] - {EXIT})
+        return [*lines, done]
+
+    def _part(self, name: str, table: Table) -> tuple[list[str], str]:
+        """Source of running node ``name`` up to choosing the next node, and the line that
+        returns the next node."""
         r = f"{PREFIX}{name}"
         if not table.entries:
-            body = [f"if {r}_m[0](f, p, {r}_m[1]):", "    return None", f"return {r}_m[2]"]
+            return [f"if {r}_m[0](f, p, {r}_m[1]):", "    return None"], f"return {r}_m[2]"
+        if table.kind == "exact":
+            find = f"{r}_d.get({self.keyfn[name]}(f))"
         else:
-            if table.kind == "exact":
-                find = f"{r}_d.get({self.keyfn[name]}(f))"
-            else:
-                find = f"{r}_d.get({r}_lookup({self.keyfn[name]}(f)))"
-            body = [
-                f"r = {find}",
-                "if r is None:",
-                f"    r = {r}_m",
-                "if r[0](f, p, r[1]):",
-                "    return None",
-                "return r[2]",
-            ]
-        return _compile(self.ns, name, "f, p", body)
+            find = f"{r}_d.get({r}_lookup({self.keyfn[name]}(f)))"
+        lines = [
+            f"r = {find}",
+            "if r is None:",
+            f"    r = {r}_m",
+            "if r[0](f, p, r[1]):",
+            "    return None",
+        ]
+        return lines, "return r[2]"
 
     def _results(self, name: str, table: Table) -> None:
         """The namespace constants of node ``name``: its miss result and entry results."""
@@ -190,8 +263,52 @@ class FastTables:
         return (e.action.fn, e.data, self._get(nxt))
 
 
+def _conditionals(sources: list[str]) -> dict[str, tuple[str, str | None, str | None]]:
+    """``{name: (test, true next, false next)}`` of the generated conditional nodes
+    (``def nd_N(f, p): return A if test else B``), read back from their source."""
+    out = {}
+    for source in sources:
+        if source.startswith("def nd_"):
+            found = _conditional(source)
+            if found is not None:
+                out[found[0]] = found[1:]
+    return out
+
+
+@functools.lru_cache(maxsize=4096)
+def _conditional(source: str) -> tuple[str, str, str | None, str | None] | None:
+    """(name, test, true next, false next) of one conditional node's source, or None.
+
+    Cached: every switch of a fabric compiles the same program to the same sources."""
+    fn = ast.parse(source).body[0]
+    if not (isinstance(fn, ast.FunctionDef) and len(fn.body) == 1):
+        return None
+    ret = fn.body[0]
+    if not (isinstance(ret, ast.Return) and isinstance(ret.value, ast.IfExp)):
+        return None
+    yes, no = _target(ret.value.body), _target(ret.value.orelse)
+    if yes == "?" or no == "?":
+        return None
+    return fn.name, ast.unparse(ret.value.test), yes, no
+
+
+def _target(node: ast.expr) -> str | None:
+    """A conditional's next node: its name, None (the pipeline ends) or "?" (not a node)."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Constant) and node.value is None:
+        return None
+    return "?"
+
+
 def _compile(ns: dict[str, Any], name: str, params: str, body: list[str]) -> Any:
     """``def name(params): body`` compiled in ``ns`` (the generated code's namespace)."""
     source = f"def {name}({params}):\n" + "".join(f"    {line}\n" for line in body)
-    exec(compile(source, f"<fastmatch:{name}>", "exec"), ns)  # generated from node names only
+    exec(_code(source, name), ns)  # generated from node names and the program's own tests
     return ns[name]
+
+
+@functools.lru_cache(maxsize=4096)
+def _code(source: str, name: str) -> types.CodeType:
+    """Compiled ``source`` (cached: the switches of a fabric generate the same functions)."""
+    return compile(source, f"<fastmatch:{name}>", "exec")
