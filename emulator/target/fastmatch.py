@@ -26,7 +26,7 @@ import types
 from collections.abc import Callable
 from typing import Any
 
-from emulator.target.tables import Entry, Table
+from emulator.target.tables import ActionSpec, Entry, Group, Member, Table
 
 PREFIX = "_fm_"  # names this module puts in the generated-code namespace
 EXIT = "!exit"  # "next node" of an entry without an action: the pipeline ends
@@ -46,13 +46,8 @@ def _table_of(obj: Any) -> Table | None:
 
 
 def specialisable(table: Table) -> bool:
-    """True when the table's ``apply`` reduces to lookup + action + next node."""
-    return (
-        table.profile is None
-        and not table.with_counters
-        and table.meter_factory is None
-        and table.meter_slot is None
-    )
+    """True when the table's ``apply`` reduces to lookup (+ selector) + action + next node."""
+    return not table.with_counters and table.meter_factory is None and table.meter_slot is None
 
 
 class FastTables:
@@ -84,6 +79,8 @@ class FastTables:
             self.links[name] = (ref(table.next_hit), ref(table.next_miss), by_action)
             prev = table.changed
             table.changed = self._chain(prev)
+        for prof in program.profiles.values():
+            prof.changed = self._chain(prof.changed)
         #: conditional node name -> (test source, true next, false next), for inlining
         self.conds = _conditionals(program.cg.sources)
         self._originals = {name: self.ns[name] for name in (*self.tables, *self.conds)}
@@ -101,9 +98,10 @@ class FastTables:
         return changed
 
     def watch_changes(self) -> None:
-        """Hook ``changed`` of every table again (after another module replaced it)."""
-        for table in self.tables.values():
-            table.changed = self._chain(table.changed)
+        """Hook ``changed`` of every table and action profile again (after another module
+        replaced it)."""
+        for owner in (*self.tables.values(), *self.program.profiles.values()):
+            owner.changed = self._chain(owner.changed)
 
     def _trampoline(self, which: str, names: dict[int, str], start: Any) -> Any:
         """A first node that rebuilds if needed, then returns the pipeline's real first node."""
@@ -127,7 +125,7 @@ class FastTables:
         self.dirty = False
         self.rebuilds += 1
         ns = self.ns
-        fast = {n: t for n, t in self.tables.items() if specialisable(t)}
+        fast = {n: t for n, t in self.tables.items() if specialisable(t) and not _empty_group(t)}
         nexts = {n: self._next_names(t, *self.links[n]) for n, t in fast.items()}
         ns.update(self._originals)  # functions first (results name them); unreached: as is
         self._fuse(fast, nexts)
@@ -147,16 +145,15 @@ class FastTables:
         table: Table, hit: str | None, miss: str | None, by_action: dict[int, str | None]
     ) -> set[str | None]:
         """Names of the nodes that may follow ``table`` now (EXIT: an action-less entry)."""
-
-        def after(e: Entry | None, fixed: str | None) -> str | None:
-            if e is None:
-                return miss if table.hit_miss else None
-            if e.action is None:
-                return EXIT
-            return fixed if table.hit_miss else by_action.get(e.action.id)
-
-        found = {after(table.default, miss)}
-        found.update(after(e, hit) for e in table.entries.values())
+        found: set[str | None] = set()
+        if table.default is None:
+            found.add(miss if table.hit_miss else None)
+        for e, fixed in [(table.default, miss), *((e, hit) for e in table.entries.values())]:
+            for action in _actions(e):
+                if action is None:
+                    found.add(EXIT)
+                else:
+                    found.add(fixed if table.hit_miss else by_action.get(action.id))
         return found
 
     def _fuse(self, fast: dict[str, Table], nexts: dict[str, set[str | None]]) -> None:
@@ -214,25 +211,24 @@ class FastTables:
         """Source of running node ``name`` up to choosing the next node, and the line that
         returns the next node."""
         r = f"{PREFIX}{name}"
-        if not table.entries:
+        if not table.entries and table.profile is None:
             return [f"if {r}_m[0](f, p, {r}_m[1]):", "    return None"], f"return {r}_m[2]"
-        if table.kind == "exact":
-            find = f"{r}_d.get({self.keyfn[name]}(f))"
+        if not table.entries:
+            lines = [f"r = {r}_m"]
         else:
-            find = f"{r}_d.get({r}_lookup({self.keyfn[name]}(f)))"
-        lines = [
-            f"r = {find}",
-            "if r is None:",
-            f"    r = {r}_m",
-            "if r[0](f, p, r[1]):",
-            "    return None",
-        ]
-        return lines, "return r[2]"
+            key = f"{self.keyfn[name]}(f)"
+            find = f"{r}_d.get({key})" if table.kind == "exact" else f"{r}_d.get({r}_lookup({key}))"
+            lines = [f"r = {find}", "if r is None:", f"    r = {r}_m"]
+        if table.profile is not None:  # an action selector group: pick its member
+            lines += ["if r[0] is None:", f"    r = r[1][{r}_sel(f, p) % len(r[1])]"]
+        return [*lines, "if r[0](f, p, r[1]):", "    return None"], "return r[2]"
 
     def _results(self, name: str, table: Table) -> None:
         """The namespace constants of node ``name``: its miss result and entry results."""
         r = f"{PREFIX}{name}"
         hit, miss, by_action = self.links[name]
+        if table.profile is not None:
+            self.ns[f"{r}_sel"] = table.profile.selector
         d = table.default
         if d is None:
             self.ns[f"{r}_m"] = (
@@ -255,12 +251,40 @@ class FastTables:
 
     def _result(
         self, e: Entry, fixed: str | None, by_action: dict[int, str | None], table: Table
-    ) -> Result:
-        """(action fn, data, next node) of running entry ``e`` (``fixed``: hit/miss next)."""
-        if e.action is None:
-            return (self.ns[PREFIX + "exit"], (), None)
-        nxt = fixed if table.hit_miss else by_action.get(e.action.id)
-        return (e.action.fn, e.data, self._get(nxt))
+    ) -> Any:
+        """(action fn, data, next node) of running entry ``e`` (``fixed``: hit/miss next);
+        for a selector group (None, its members' results, None)."""
+
+        def act(action: ActionSpec | None, data: tuple[int, ...]) -> Result:
+            if action is None:
+                return (self.ns[PREFIX + "exit"], (), None)
+            nxt = fixed if table.hit_miss else by_action.get(action.id)
+            return (action.fn, data, self._get(nxt))
+
+        ref = e.ref
+        if isinstance(ref, Group):
+            return (None, tuple(act(m.action, m.data) for m in ref.members), None)
+        if isinstance(ref, Member):
+            return act(ref.action, ref.data)
+        return act(e.action, e.data)
+
+
+def _actions(e: Entry | None) -> list[ActionSpec | None]:
+    """The actions running entry ``e`` may run (a group: each member's)."""
+    if e is None:
+        return []
+    if isinstance(e.ref, Group):
+        return [m.action for m in e.ref.members]
+    if isinstance(e.ref, Member):
+        return [e.ref.action]
+    return [e.action]
+
+
+def _empty_group(table: Table) -> bool:
+    """True when an entry points at a group without members (``Table.apply`` then runs the
+    default entry and counts the miss: left to it)."""
+    entries = [table.default, *table.entries.values()]
+    return any(isinstance(e.ref, Group) and not e.ref.members for e in entries if e is not None)
 
 
 def _conditionals(sources: list[str]) -> dict[str, tuple[str, str | None, str | None]]:

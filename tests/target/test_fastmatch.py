@@ -93,3 +93,43 @@ def test_with_the_decision_cache(roce, monkeypatch: pytest.MonkeyPatch) -> None:
     for frame in pkts:
         assert both.process(1, frame) == none.process(1, frame)
     assert both.fast.rebuilds == rebuilds + 1
+
+
+def ecmp(fast: str, mp: pytest.MonkeyPatch) -> Switch:
+    """l3_ecmp.json: an LPM table on an action selector, a group of four members."""
+    mp.setenv("FABEMU_FASTMATCH", fast)
+    sw = Switch(str(Path(__file__).parent / "programs" / "l3_ecmp.json"), tm=FifoTM(lambda: 0))
+    for port in (1, 2, 3, 4):
+        sw.cli(f"act_prof_create_member ecmp_sel MyIngress.set_nhop 00:00:00:00:00:0{port} {port}")
+    sw.cli("act_prof_create_group ecmp_sel")
+    for m in range(4):
+        sw.cli(f"act_prof_add_member_to_group ecmp_sel {m} 0")
+    sw.cli("table_indirect_add_with_group ecmp 10.0.0.0/8 => 0")
+    sw.cli("table_indirect_add ecmp 11.0.0.0/8 => 2")
+    return sw
+
+
+def test_selector_groups(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A selector table runs specialised (member picked by the same hash), follows group
+    changes, and an emptied group falls back to Table.apply (counted as a miss)."""
+    on, off = ecmp("1", monkeypatch), ecmp("0", monkeypatch)
+    pkts = [
+        ipv4_udp(src=0x0B000000 + i, dst=[0x0A000001, 0x0B000001, 0x0C000001][i % 3], sport=i)
+        for i in range(60)
+    ]
+    steps = [
+        "",
+        "act_prof_remove_member_from_group ecmp_sel 1 0",
+        *[f"act_prof_remove_member_from_group ecmp_sel {m} 0" for m in (0, 2, 3)],
+    ]
+    for step in steps:
+        for sw in (on, off):
+            if step:
+                sw.cli(step)
+        outs = [on.process(1, frame) for frame in pkts]
+        assert outs == [off.process(1, frame) for frame in pkts]
+    # 11/8 still on member 2 (port 3); 10/8's emptied group misses: egress_spec stays 0
+    assert {port for out in outs for port, _ in out} == {0, 3}
+    table = on.tables["MyIngress.ecmp"]
+    assert table.empty_group_misses == off.tables["MyIngress.ecmp"].empty_group_misses > 0
+    assert on.fast is not None and on.fast.rebuilds == len(steps)
