@@ -31,6 +31,9 @@ from emulator.target.tables import ActionSpec, Entry, Group, Member, Table
 PREFIX = "_fm_"  # names this module puts in the generated-code namespace
 EXIT = "!exit"  # "next node" of an entry without an action: the pipeline ends
 MAX_LINES = 160  # source lines of one generated function that runs nodes inline
+MAX_SHAPES = 64  # fused code kept for this many (program, table shapes)
+#: (program sources, table shapes) -> the fused node functions' code
+_FUSED: dict[tuple[Any, ...], list[types.CodeType]] = {}
 Result = tuple[Callable[..., Any], tuple[int, ...], Any]  # (action fn, data, next node)
 
 
@@ -83,6 +86,7 @@ class FastTables:
             prof.changed = self._chain(prof.changed)
         #: conditional node name -> (test source, true next, false next), for inlining
         self.conds = _conditionals(program.cg.sources)
+        self.sources = tuple(program.cg.sources)  # identifies the program (for _FUSED)
         self._originals = {name: self.ns[name] for name in (*self.tables, *self.conds)}
         self.starts = [names[id(s)] for s in (program.ingress, program.egress) if s is not None]
         self.ns[PREFIX + "exit"] = _compile(self.ns, PREFIX + "exit", "f, p, d", ["return True"])
@@ -159,8 +163,28 @@ class FastTables:
     def _fuse(self, fast: dict[str, Table], nexts: dict[str, set[str | None]]) -> None:
         """From each pipeline's first node, functions running as many nodes inline as fit
         (conditionals become ``if``s); the nodes where they stop (and those after general
-        tables) get such functions too, so every node a packet reaches runs fused."""
-        todo, done = list(self.starts), set()
+        tables) get such functions too, so every node a packet reaches runs fused.
+
+        The code depends only on the program and each table's shape, so the switches of a
+        fabric share it (``_FUSED``)."""
+        shape = tuple(
+            (n, bool(t.entries), t.kind, t.profile is None, tuple(sorted(map(str, nexts[n]))))
+            for n, t in fast.items()
+        )
+        key = (self.sources, shape)
+        codes = _FUSED.get(key)
+        if codes is None:
+            codes = _FUSED[key] = self._fused_code(fast, nexts)
+            while len(_FUSED) > MAX_SHAPES:
+                del _FUSED[next(iter(_FUSED))]
+        for code in codes:
+            exec(code, self.ns)  # generated from node names and the program's own tests
+
+    def _fused_code(
+        self, fast: dict[str, Table], nexts: dict[str, set[str | None]]
+    ) -> list[types.CodeType]:
+        """Compile the fused functions (see ``_fuse``)."""
+        todo, done, out = list(self.starts), set(), []
         while todo:
             name = todo.pop()
             if name in done:
@@ -174,8 +198,10 @@ class FastTables:
                 continue
             exits: set[str | None] = set()
             body = self._emit(name, fast, nexts, [MAX_LINES], exits)
-            self.ns[name] = _compile(self.ns, name, "f, p", body)
+            source = f"def {name}(f, p):\n" + "".join(f"    {line}\n" for line in body)
+            out.append(compile(source, f"<fastmatch:{name}>", "exec"))
             todo += [n for n in exits if n is not None]
+        return out
 
     def _emit(
         self,
@@ -328,11 +354,5 @@ def _target(node: ast.expr) -> str | None:
 def _compile(ns: dict[str, Any], name: str, params: str, body: list[str]) -> Any:
     """``def name(params): body`` compiled in ``ns`` (the generated code's namespace)."""
     source = f"def {name}({params}):\n" + "".join(f"    {line}\n" for line in body)
-    exec(_code(source, name), ns)  # generated from node names and the program's own tests
+    exec(compile(source, f"<fastmatch:{name}>", "exec"), ns)  # generated: node names only
     return ns[name]
-
-
-@functools.lru_cache(maxsize=4096)
-def _code(source: str, name: str) -> types.CodeType:
-    """Compiled ``source`` (cached: the switches of a fabric generate the same functions)."""
-    return compile(source, f"<fastmatch:{name}>", "exec")
