@@ -14,6 +14,7 @@ from emulator.target.switch import Switch
 from emulator.topology import load_clos, resolve
 
 from .fakes import FifoTM, ipv4_udp
+from .test_selector import ecmp_switch
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -96,15 +97,10 @@ def test_with_the_decision_cache(roce, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def ecmp(fast: str, mp: pytest.MonkeyPatch) -> Switch:
-    """l3_ecmp.json: an LPM table on an action selector, a group of four members."""
+    """l3_ecmp.json: an LPM table on an action selector, a group of four members (10/8) and
+    member 2 alone (11/8)."""
     mp.setenv("FABEMU_FASTMATCH", fast)
-    sw = Switch(str(Path(__file__).parent / "programs" / "l3_ecmp.json"), tm=FifoTM(lambda: 0))
-    for port in (1, 2, 3, 4):
-        sw.cli(f"act_prof_create_member ecmp_sel MyIngress.set_nhop 00:00:00:00:00:0{port} {port}")
-    sw.cli("act_prof_create_group ecmp_sel")
-    for m in range(4):
-        sw.cli(f"act_prof_add_member_to_group ecmp_sel {m} 0")
-    sw.cli("table_indirect_add_with_group ecmp 10.0.0.0/8 => 0")
+    sw = ecmp_switch()
     sw.cli("table_indirect_add ecmp 11.0.0.0/8 => 2")
     return sw
 
