@@ -53,6 +53,15 @@ def specialisable(table: Table) -> bool:
     return not table.with_counters and table.meter_factory is None and table.meter_slot is None
 
 
+def attach(program: Any) -> FastTables | None:
+    """Specialised nodes for ``program``, or None when its control flow is not made of the
+    generated nodes this module knows (it then runs as compiled)."""
+    try:
+        return FastTables(program)
+    except KeyError:  # a node or key function missing from the namespace: leave it alone
+        return None
+
+
 class FastTables:
     """The specialised table nodes of one compiled program (see the module doc)."""
 
@@ -68,27 +77,24 @@ class FastTables:
         self.links: dict[str, tuple[str | None, str | None, dict[int, str | None]]] = {}
         keyfns = {id(obj): name for name, obj in self.ns.items() if name.startswith("key_")}
         self.keyfn: dict[str, str] = {}
+
+        def ref(node: Any) -> str | None:
+            return None if node is None else names[id(node)]
+
         for name, obj in list(self.ns.items()):
             table = _table_of(obj) if name.startswith("nd_") else None
             if table is None:
                 continue
             self.tables[name] = table
             self.keyfn[name] = keyfns[id(table.keyfn)]
-
-            def ref(node: Any) -> str | None:
-                return None if node is None else names[id(node)]
-
             by_action = {aid: ref(nxt) for aid, nxt in table.next_by_action.items()}
             self.links[name] = (ref(table.next_hit), ref(table.next_miss), by_action)
-            prev = table.changed
-            table.changed = self._chain(prev)
-        for prof in program.profiles.values():
-            prof.changed = self._chain(prof.changed)
         #: conditional node name -> (test source, true next, false next), for inlining
         self.conds = _conditionals(program.cg.sources)
         self.sources = tuple(program.cg.sources)  # identifies the program (for _FUSED)
         self._originals = {name: self.ns[name] for name in (*self.tables, *self.conds)}
         self.starts = [names[id(s)] for s in (program.ingress, program.egress) if s is not None]
+        self.watch_changes()
         self.ns[PREFIX + "exit"] = _compile(self.ns, PREFIX + "exit", "f, p, d", ["return True"])
         self.ns[PREFIX + "go"] = _compile(self.ns, PREFIX + "go", "f, p, d", ["return False"])
         program.ingress = self._trampoline("ingress", names, program.ingress)

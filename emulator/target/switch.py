@@ -22,11 +22,10 @@ from functools import partial
 from typing import Any
 
 from emulator import speedups
-from emulator.target import flowcache
+from emulator.target import fastmatch, flowcache
 from emulator.target import packet as pk
 from emulator.target.errors import CliError
 from emulator.target.externs import CounterArray, Digest, RegisterArray
-from emulator.target.fastmatch import FastTables
 from emulator.target.flowcache import PipelineCaches
 from emulator.target.packet import Pkt
 from emulator.target.pipeline import CompiledProgram, run
@@ -65,7 +64,7 @@ class Switch:
         self.log_lines: deque[str] = deque(maxlen=1000)
         self._log = log or self.log_lines.append
         self.program = CompiledProgram(program, self._now_us, seed, self._log)
-        self.fast = FastTables(self.program) if speedups.enabled("FASTMATCH") else None
+        self.fast = fastmatch.attach(self.program) if speedups.enabled("FASTMATCH") else None
         self.caches = self._caches(flow_cache)
         if self.fast is not None and self.caches is not None:
             self.fast.watch_changes()  # the caches replaced the tables' change hooks

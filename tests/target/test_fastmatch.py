@@ -9,7 +9,8 @@ import pytest
 
 from emulator.control import FabricConfig, FabricController
 from emulator.p4c import compile_file
-from emulator.target.fastmatch import specialisable
+from emulator.target.fastmatch import attach, specialisable
+from emulator.target.pipeline import CompiledProgram
 from emulator.target.switch import Switch
 from emulator.topology import load_clos, resolve
 
@@ -129,3 +130,13 @@ def test_selector_groups(monkeypatch: pytest.MonkeyPatch) -> None:
     table = on.tables["MyIngress.ecmp"]
     assert table.empty_group_misses == off.tables["MyIngress.ecmp"].empty_group_misses > 0
     assert on.fast is not None and on.fast.rebuilds == len(steps)
+
+
+def test_unknown_control_flow_is_left_alone(roce) -> None:
+    """A program whose namespace lacks a node's key function runs as compiled (no crash)."""
+    program = CompiledProgram(roce[0])
+    start = program.ingress
+    for name in [n for n in program.cg.ns if n.startswith("key_")]:
+        del program.cg.ns[name]
+    assert attach(program) is None
+    assert program.ingress is start  # untouched
