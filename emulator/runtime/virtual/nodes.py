@@ -133,7 +133,7 @@ class PortTx:
         frame = tm.pop_control_frame(port) if tm.generates_control else None
         if frame is None:
             for _ in range(MAX_EGRESS_DROPS):
-                ready = sw.transmit_ready(port)
+                ready = tm.ready_time(port)  # Switch.transmit_ready, without the wrapper
                 if ready is None:
                     return
                 if ready > t:
