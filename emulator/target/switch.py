@@ -30,7 +30,9 @@ from emulator.target.flowcache import PipelineCaches
 from emulator.target.packet import Pkt
 from emulator.target.pipeline import CompiledProgram, run
 from emulator.target.primitives import P4AssertionFailure
+from emulator.target.runtime_cli import RuntimeCli
 from emulator.target.tables import Table
+from emulator.target.tm import TrafficManager
 from emulator.vocab import EtherType
 
 DROP_PORT = 511
@@ -93,8 +95,6 @@ class Switch:
         self._s_itype, self._s_prio = layout.std["instance_type"], layout.std["priority"]
         self._s_iport = layout.std["ingress_port"]
         if tm is None:
-            from emulator.target.tm import TrafficManager
-
             tm = TrafficManager(self.clock, priority_queues)
         self.tm = tm
         self.priority_queues = int(getattr(tm, "priority_queues", priority_queues))
@@ -162,8 +162,6 @@ class Switch:
         """Run one simple_switch_CLI command; return its output text."""
         self.flush_caches()
         if self._cli is None:
-            from emulator.target.runtime_cli import RuntimeCli
-
             self._cli = RuntimeCli(self)
         return self._cli.run(line)
 
