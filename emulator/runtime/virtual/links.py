@@ -29,6 +29,7 @@ from emulator.vocab import EtherType
 
 if TYPE_CHECKING:
     from emulator.runtime.virtual.engine import Engine
+    from emulator.runtime.virtual.lazysample import LazySampler
     from emulator.runtime.virtual.measure import Ledger
     from emulator.target.pcap import PcapWriter
 
@@ -63,10 +64,13 @@ class LinkDir:
         "pcap_out",
         "pfc_frames",
         "rate_bps",
+        "sample_idx",
+        "sampled",
         "src",
         "src_port",
         "up",
         "uplink",
+        "watch",
     )  # fmt: skip
 
     def __init__(
@@ -102,6 +106,9 @@ class LinkDir:
         #: optional pcap writers: frames sent (at the switch egress) / received (at ingress)
         self.pcap_out: PcapWriter | None = None
         self.pcap_in: PcapWriter | None = None
+        #: a lazy sampler filling in this direction's samples before it changes (lazysample)
+        self.watch: LazySampler | None = None
+        self.sampled = self.sample_idx = 0
 
     @property
     def name(self) -> str:
@@ -111,6 +118,9 @@ class LinkDir:
     def send(self, frame: bytes, t: int) -> int:
         """Put ``frame`` on the wire at ``t``; returns its serialisation time (ns)."""
         ser = wire_ns(len(frame), self.rate_bps)
+        w = self.watch
+        if w is not None and self.sampled != w.n:
+            w.fill_link(self)
         self.bytes += len(frame)
         self.packets += 1
         self.busy_ns += ser
