@@ -178,8 +178,7 @@ def prepare(sc: Scenario, path: Path, choice: Choice) -> tuple[Any, Any]:
             if sc.switch.queue_rate_pps:
                 lines.append(f"set_queue_rate {sc.switch.queue_rate_pps:g}")
             commands[name] = lines
-    host_rate = min((h.port.rate_bps for h in topo.hosts), default=10e9)
-    rnic = sc.rnic.model_dump() | {"link_bps": host_rate}
+    rnic = rnic_settings(sc, topo)
     cfg = RuntimeConfig(
         topo=topo,
         programs={name: program for name in ctl.switch_names},
@@ -193,11 +192,24 @@ def prepare(sc: Scenario, path: Path, choice: Choice) -> tuple[Any, Any]:
     return cfg, ctl
 
 
+def rnic_settings(sc: Scenario, topo: Any) -> dict[str, Any]:
+    """The RNIC settings the runtimes take (``RnicConfig`` fields): the scenario's, with the
+    host link rate and ``rto_ms`` in ns."""
+    rnic = sc.rnic.model_dump()
+    rto_ms = rnic.pop("rto_ms", None)
+    if rto_ms is not None:
+        rnic["rto_ns"] = round(rto_ms * 1e6)
+    return rnic | {"link_bps": min((h.port.rate_bps for h in topo.hosts), default=10e9)}
+
+
 def check_runnable(sc: Scenario, path: Path) -> None:
     """Build everything a run uses without starting it (what ``fabemu validate`` checks
     beyond the schema): topology, program, control plane, workload hosts."""
-    cfg, _ = prepare(sc, path, Choice("virtual", sc.target, "validate"))
+    cfg, ctl = prepare(sc, path, Choice("virtual", sc.target, "validate"))
+    from emulator.faults.session import FaultSession
     from emulator.traffic.workloads import workload_from_dict
+
+    FaultSession.build(sc, path, cfg.topo, ctl)  # fault names against the topology
 
     if sc.workload.kind == "training_step":
         build_job(sc, cfg.topo, path)  # placement, mapping and stages, as a run builds them
@@ -218,7 +230,6 @@ def _prepare_ib(sc: Scenario, path: Path, choice: Choice, topo: Any) -> Any:
     program = resolve_path(path, ib.program) if ib.program else None
     fab = build_ib_fabric(topo, settings, program)
     log.info("OpenSM %s routed %d switches", ib.routing, len(fab.routing.lfts))
-    host_rate = min((h.port.rate_bps for h in topo.hosts), default=10e9)
     return RuntimeConfig(
         topo=topo,
         programs={s.name: fab.program for s in topo.switches},
@@ -227,7 +238,7 @@ def _prepare_ib(sc: Scenario, path: Path, choice: Choice, topo: Any) -> Any:
         priority_queues=sc.switch.priority_queues,
         pfc=False,
         seed=sc.seed,
-        rnic=sc.rnic.model_dump() | {"link_bps": host_rate},
+        rnic=rnic_settings(sc, topo),
         framing=fab.framing,
         credits=fab.credits,
     )
@@ -281,13 +292,15 @@ def _check_runtime(sc: Scenario, path: Path, choice: Choice) -> None:
 
 
 def _drive(
-    rt: Any, sc: Scenario, job: Any, workload: Mapping[str, Any]
+    rt: Any, sc: Scenario, job: Any, workload: Mapping[str, Any], faults: Any = None
 ) -> tuple[bool, dict[str, Any] | None]:
     """Run the workload (or a training step's stages) until done or the deadline."""
     until = int(sc.duration_ms * 1e6)
     if job is not None:
         return run_step(rt, job, until)
     rt.add_workload(workload)
+    if faults is not None:
+        return faults.run(rt, until), None
     return rt.run(until_ns=until), None
 
 
@@ -408,10 +421,14 @@ def _execute(
     rt = None
     limit = WallLimit(wall_limit_s)
     training: dict[str, Any] | None = None
+    faults = None
     try:
         with limit:
             say("compiling P4 and computing routes")
-            cfg, _ctl = prepare(sc, path, choice)
+            cfg, ctl = prepare(sc, path, choice)
+            from emulator.faults.session import FaultSession
+
+            faults = FaultSession.build(sc, path, cfg.topo, ctl)
             cfg = dataclasses.replace(
                 cfg,
                 log_dir=str(outdir / "logs"),
@@ -427,8 +444,10 @@ def _execute(
             rt = make_runtime(choice.runtime, cfg)
             say(f"starting the {choice.runtime} network")
             rt.start()
+            if faults is not None:
+                faults.attach(rt)
             say("running the workload")
-            done, training = _drive(rt, sc, job, workload)
+            done, training = _drive(rt, sc, job, workload, faults)
             limit.disarm()
         meta.complete = done
         if not done:
@@ -447,6 +466,8 @@ def _execute(
         if rt is not None:
             try:
                 result = rt.result(meta)
+                if faults is not None and faults.clock is not None:
+                    result.faults = faults.section(rt, result)
             except Exception as exc:
                 log.exception("collecting results failed")
                 error = error or f"collecting results failed: {exc}"

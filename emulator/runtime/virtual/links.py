@@ -55,6 +55,7 @@ class LinkDir:
         "dst",
         "dst_port",
         "epoch",
+        "impair",
         "is_up",
         "kind",
         "packets",
@@ -101,6 +102,9 @@ class LinkDir:
         #: optional pcap writers: frames sent (at the switch egress) / received (at ingress)
         self.pcap_out: PcapWriter | None = None
         self.pcap_in: PcapWriter | None = None
+        #: fault injection (emulator.faults.impair): data frame -> frame (maybe altered) or
+        #: None (lost, counted in ``dropped``); None = a clean link
+        self.impair: Callable[[bytes], bytes | None] | None = None
 
     @property
     def name(self) -> str:
@@ -128,6 +132,12 @@ class LinkDir:
             else:
                 self.dropped += 1
             return ser
+        if self.impair is not None and not pfc:
+            impaired = self.impair(frame)
+            if impaired is None:
+                self.dropped += 1
+                return ser
+            frame = impaired
         self._wire.append(frame)
         self._engine.at(t + ser + self.delay_ns, self._arrive, self.epoch)
         return ser

@@ -1,0 +1,96 @@
+"""A run's faults from the scenario to the result: what the runner calls, in four steps.
+
+session = FaultSession.build(sc, path, topo, controller)   # None: nothing to do
+session.attach(rt)                 # after rt.start(): PFC watchdog, timeline, repair
+done = session.run(rt, until_ns)   # virtual: the engine fires them; Mininet: in slices
+result.faults = session.section(rt, result)                # emulator.faults.report
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from emulator.errors import UserError
+from emulator.faults.inject import FaultInjector, Scheduler, SlicedScheduler, VirtualScheduler
+from emulator.faults.recovery import RouteRepair
+from emulator.faults.schema import Fault, check_fault_names
+from emulator.faults.timeline import expand
+
+VIRTUAL_ONLY = ("loss", "corrupt", "stuck_receiver")
+
+
+@dataclass
+class FaultSession:
+    """Everything fault-related of one run."""
+
+    faults: tuple[Fault, ...]
+    topo: Any
+    seed: int
+    controller: Any = None  # the live FabricController (None: IB, no RoCE route repair)
+    watchdog_ns: int | None = None
+    injector: FaultInjector | None = None
+    repair: RouteRepair | None = None
+    clock: Scheduler | None = None
+    #: (fault index, t_ns, cumulative RNIC retransmissions, timeouts) at each fault's start
+    marks: list[tuple[int, int, int, int]] = field(default_factory=list)
+
+    @classmethod
+    def build(
+        cls, sc: Any, path: Path | str, topo: Any, controller: Any = None
+    ) -> FaultSession | None:
+        """The session of scenario ``sc`` (names checked: file + key path), or None."""
+        wd = sc.switch.pfc.watchdog_ms if sc.fabric == "roce" else None
+        if not sc.faults and wd is None:
+            return None
+        check_fault_names(path, sc.faults, topo)
+        ctl = controller if sc.fabric == "roce" else None
+        wd_ns = round(wd * 1e6) if wd is not None else None
+        return cls(tuple(sc.faults), topo, sc.seed, ctl, wd_ns)
+
+    def attach(self, rt: Any) -> None:
+        """Arm the watchdog, the timeline and the route repair on the started runtime."""
+        virtual = rt.name == "virtual"
+        if not virtual:
+            odd = sorted({f.kind for f in self.faults if f.kind in VIRTUAL_ONLY})
+            if odd or self.watchdog_ns is not None:
+                what = ", ".join(odd) or "switch.pfc.watchdog_ms"
+                raise UserError(f"{what}: runs in the virtual runtime only (--runtime virtual)")
+        self.clock = VirtualScheduler(rt) if virtual else SlicedScheduler(rt)
+        if self.watchdog_ns is not None:
+            for box in rt.boxes.values():
+                box.tm.pfc.set_watchdog(self.watchdog_ns)
+        self.injector = FaultInjector(expand(self.faults, self.topo), self.seed)
+        if self.controller is not None:
+            self.repair = RouteRepair(self.controller, rt, self.clock)
+            self.injector.listeners.append(self.repair.on_link_event)
+        self.injector.arm(rt, self.clock)
+        if virtual:
+            for i, f in enumerate(self.faults):
+                self.clock.at(round(f.at_ms * 1e6), functools.partial(self._mark, rt, i))
+
+    def _mark(self, rt: Any, fault: int) -> None:
+        nics = [hb.nic.counters for hb in rt.hosts.values()]
+        assert self.clock is not None
+        self.marks.append(
+            (
+                fault,
+                self.clock.now(),
+                sum(c.retransmitted_pkts for c in nics),
+                sum(c.timeouts for c in nics),
+            )
+        )
+
+    def run(self, rt: Any, until_ns: int) -> bool:
+        """Run the workload to completion or ``until_ns`` with the faults firing."""
+        if isinstance(self.clock, SlicedScheduler):
+            return self.clock.drive(until_ns)
+        return bool(rt.run(until_ns=until_ns))
+
+    def section(self, rt: Any, result: Any) -> dict[str, Any]:
+        """The result's ``faults`` section (emulator.faults.report)."""
+        from emulator.faults.report import fault_section
+
+        return fault_section(self, rt, result)
