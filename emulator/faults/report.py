@@ -46,6 +46,8 @@ def _time_to_repair(
     if not after:
         return None
     steady = statistics.median(b for _, b in after)
+    if steady <= 0:
+        return None  # nothing flowed after the fault: not recovered
     for ti, b in after:
         if b >= RECOVERED * steady:
             return (ti - fault_ns) / 1e6
@@ -102,7 +104,9 @@ def _per_fault(session: FaultSession, rt: Any, result: Any) -> list[dict[str, An
             "time_to_detect_ms": (mine[0].installed_ns - mine[0].event_ns) / 1e6 if mine else None,
             "time_to_repair_ms": _time_to_repair(
                 t, bps, at_ns, mine[0].installed_ns if mine else at_ns, end
-            ),
+            )
+            if mine
+            else None,
             "packets_lost": _lost(f, imps, rt, session.topo),
             "frames_corrupted": sum(m.corrupted for m in imps),
         }
