@@ -59,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
     """Compile and write the JSON; errors raise UserError (exit 2)."""
     from emulator.p4c import compile_file
     from emulator.p4c.diagnostics import read_source
-    from emulator.p4c.preprocess import preprocess
+    from emulator.p4c.frontend.preprocess import preprocess
 
     if args.arch != "v1model" or args.target != "bmv2":
         raise UserError(

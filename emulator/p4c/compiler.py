@@ -11,21 +11,25 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from emulator.p4c import ast as A
-from emulator.p4c import types as T
-from emulator.p4c.controls import ControlLowering
-from emulator.p4c.decls import declare, resolve_type
-from emulator.p4c.deparser import lower_checksum_control, lower_deparser
+from emulator.p4c.arch.v1model import V1MODEL
+from emulator.p4c.arch.v1model.checksums import lower_checksum_control
+from emulator.p4c.backend.bmv2_json import assemble
+from emulator.p4c.backend.p4info import p4info_text
 from emulator.p4c.diagnostics import CompileError, Pos, end_of, read_source
-from emulator.p4c.env import Env, Scope
-from emulator.p4c.exprs import Ctx, const_eval
-from emulator.p4c.externs import lower_call
-from emulator.p4c.parser import parse_program
-from emulator.p4c.parsers import lower_parser
-from emulator.p4c.preprocess import preprocess
-from emulator.p4c.values import ObjRef, StructRef, Value, primitive_arg
-
-JSON_VERSION = [2, 23]
+from emulator.p4c.frontend import ast as A
+from emulator.p4c.frontend import types as T
+from emulator.p4c.frontend.decls import declare, resolve_type
+from emulator.p4c.frontend.env import Env, Scope
+from emulator.p4c.frontend.preprocess import preprocess
+from emulator.p4c.frontend.program_parser import parse_program
+from emulator.p4c.frontend.values import ObjRef, StructRef, Value
+from emulator.p4c.lowering.calls import field_list, lower_call
+from emulator.p4c.lowering.context import Ctx
+from emulator.p4c.lowering.controls import ControlLowering
+from emulator.p4c.lowering.deparser_blocks import lower_deparser
+from emulator.p4c.lowering.exprs import const_eval
+from emulator.p4c.lowering.parser_blocks import lower_parser
+from emulator.p4c.lowering.tables import cp_name
 
 
 def compile_source(
@@ -55,8 +59,6 @@ def compile_with_p4info(
     defines: Mapping[str, str | None] | None = None,
 ) -> tuple[dict[str, Any], str]:
     """Compile a file and also produce its P4Info (protobuf text format)."""
-    from emulator.p4c.p4info import p4info_text
-
     text = read_source(str(path))
     pre = preprocess(text, str(path), include_dirs, defines)
     with _too_deep_is_an_error(str(path)):
@@ -169,12 +171,10 @@ class _Compiler:
             pipes.append(pipe)
         lower_checksum_control(blocks[4], self._ctx(blocks[4], shared, "control"), False)  # type: ignore[arg-type]
         dj = lower_deparser(blocks[5], self._ctx(blocks[5], shared, "control"))  # type: ignore[arg-type]
-        return self._assemble(pj, pipes, dj)
+        return assemble(env, pj, pipes, dj, self.filename)
 
     def _reserve_names(self) -> None:
         """Keep synthesized names (act, tbl_act, cksum, ...) clear of the program's own."""
-        from emulator.p4c.tables import cp_name
-
         for d in self.prog.decls:
             if isinstance(d, A.ActionDecl | A.Instance):
                 self.env.names_used.add(d.name)
@@ -186,14 +186,12 @@ class _Compiler:
 
     def _global_instances(self) -> None:
         """Top-level extern instances (e.g. a register shared by ingress and egress)."""
-        from emulator.p4c.v1model import declare_instance
-
         ctx = self._ctx(None, {}, "global")
         for d in self.prog.decls:
             if isinstance(d, A.Instance) and d.name != "main":
                 decl = self.env.type_decls.get(d.type.name)
                 if isinstance(decl, A.ExternDecl):
-                    self.env.globals.bind(d.name, declare_instance(ctx, d, d.name))
+                    self.env.globals.bind(d.name, V1MODEL.declare_instance(ctx, d, d.name))
 
     def _alias(self, stype: T.StructT, fname: str) -> str | None:
         decl = self.env.type_decls.get("standard_metadata_t")
@@ -212,8 +210,6 @@ class _Compiler:
                 a = A.anno(f.annotations, "field_list")
                 v = meta.fields.get(f.name)
                 if a and v is not None:
-                    from emulator.p4c.externs import field_list
-
                     for idx in a:
                         if isinstance(idx, int):
                             members.setdefault(idx, []).extend(
@@ -226,6 +222,7 @@ class _Compiler:
     ) -> Ctx:
         ctx = Ctx(self.env, Scope(self.env.globals), where, decl.name if decl else "")
         ctx.calls = lower_call
+        ctx.arch = V1MODEL
         if decl is None:
             return ctx
         for p in decl.params:
@@ -256,64 +253,3 @@ class _Compiler:
                 decl.pos, "constructor parameters on top-level blocks are not supported"
             )
         return ctx
-
-    def _assemble(
-        self, pj: dict[str, Any], pipes: list[dict[str, Any]], dj: dict[str, Any]
-    ) -> dict[str, Any]:
-        env = self.env
-        total = sum(f[1] for f in env.scalars)
-        scalars = list(env.scalars)
-        if total % 8:
-            scalars.append(["_padding_0", 8 - total % 8, False])
-        env.header_types[0]["fields"] = scalars
-        user_enums = [
-            e
-            for e in env.enums.values()
-            if e.name not in ("CounterType", "MeterType", "HashAlgorithm", "CloneType")
-        ]
-        out: dict[str, Any] = {
-            "header_types": env.header_types,
-            "headers": env.headers,
-            "header_stacks": env.header_stacks,
-            "header_union_types": env.header_union_types,
-            "header_unions": env.header_unions,
-            "header_union_stacks": [],
-            "field_lists": env.out["field_lists"],
-            "errors": [[n, c] for n, c in sorted(env.errors.items(), key=lambda x: x[1])],
-            "enums": [
-                {"name": e.name, "entries": [[n, v] for n, v in e.members]} for e in user_enums
-            ],
-            "parsers": [pj],
-            "parse_vsets": env.out["parse_vsets"],
-            "deparsers": [dj],
-            "meter_arrays": env.out["meter_arrays"],
-            "counter_arrays": env.out["counter_arrays"],
-            "register_arrays": env.out["register_arrays"],
-            "calculations": env.out["calculations"],
-            "learn_lists": env.out["learn_lists"],
-            "actions": env.out["actions"],
-            "pipelines": pipes,
-            "checksums": env.out["checksums"],
-            "force_arith": [],
-            "extern_instances": env.out["extern_instances"],
-            "field_aliases": env.field_aliases,
-            "program": self.filename,
-            "__meta__": {"version": JSON_VERSION, "compiler": "fabemu p4c (emulator.p4c)"},
-        }
-        _wrap_primitive_args(out)
-        return out
-
-
-def _wrap_primitive_args(out: dict[str, Any]) -> None:
-    """Expression arguments of primitives and parser ``set``/``extract_VL`` ops in BMv2's
-    nesting (a correctness fix: simple_switch refuses the once-wrapped form)."""
-    prims = [p for a in out["actions"] for p in a["primitives"]]
-    for parser in out["parsers"]:
-        for state in parser["parse_states"]:
-            for op in state["parser_ops"]:
-                if op["op"] in ("set", "extract_VL"):
-                    prims.append(op)
-                elif op["op"] == "primitive":
-                    prims.extend(op["parameters"])
-    for p in prims:
-        p["parameters"] = [primitive_arg(j) for j in p["parameters"]]

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from operator import itemgetter
 from typing import Any
 
-from emulator.target import codegen, parser, primitives
+from emulator.target import codegen, primitives
 from emulator.target.externs import CounterArray, MeterArray, RegisterArray
 from emulator.target.flowlazy import (
     Lazy,
@@ -32,6 +32,7 @@ from emulator.target.flowlazy import (
     probe_reader,
     unkeyed,
 )
+from emulator.target.packet_parser import Calculation, Deparser, emit_vl, extract_vl
 from emulator.target.program import HeaderInfo, StackInfo
 from emulator.target.tables import Entry, Table
 
@@ -57,12 +58,12 @@ _KNOWN_FUNCS = {
     primitives._push,
     primitives._pop,
     primitives._log_msg,
-    parser.extract_vl,
-    parser.emit_vl,
+    extract_vl,
+    emit_vl,
     int.from_bytes,
 }
 _PLAIN = (int, str, bytes, bool, tuple, frozenset, type(None), type, HeaderInfo, StackInfo)
-_STATEFUL = (RegisterArray, CounterArray, MeterArray, parser.Calculation, parser.Deparser)
+_STATEFUL = (RegisterArray, CounterArray, MeterArray, Calculation, Deparser)
 
 
 def enabled_by_env() -> bool:

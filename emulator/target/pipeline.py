@@ -13,7 +13,7 @@ from typing import Any
 from emulator.target.codegen import CodeGen, hexint
 from emulator.target.errors import ProgramError
 from emulator.target.externs import CounterArray, Meter, MeterArray, RegisterArray
-from emulator.target.parser import Calculation, Checksums, Deparser, Parser
+from emulator.target.packet_parser import Calculation, Checksums, Deparser, Parser
 from emulator.target.primitives import ActionCompiler, ActionEnv
 from emulator.target.program import Layout, load_json, need
 from emulator.target.tables import ActionProfile, ActionSpec, Entry, KeyField, Table
@@ -55,32 +55,7 @@ class CompiledProgram:
         self.cg = cg = CodeGen(layout)
         self.value_sets: dict[str, set[int]] = {}
         cg.ns["_vsets"] = self.value_sets
-        self.registers = {
-            str(r["name"]): RegisterArray(str(r["name"]), int(r["size"]), int(r["bitwidth"]))
-            for r in doc.get("register_arrays", [])
-        }
-        cg.ns["_registers"] = self.registers
-        self.counters = {
-            str(c["name"]): CounterArray(
-                str(c["name"]),
-                int(c.get("size", 0)),
-                str(c["binding"]) if c.get("is_direct") else None,
-            )
-            for c in doc.get("counter_arrays", [])
-        }
-        self.meters: dict[str, MeterArray] = {}
-        self.direct_meters: dict[str, dict[str, Any]] = {}
-        for m in doc.get("meter_arrays", []):
-            name = str(m["name"])
-            if m.get("is_direct"):
-                self.direct_meters[name] = m
-            self.meters[name] = MeterArray(
-                name,
-                int(m.get("size", 0)),
-                m.get("type") == "bytes",
-                int(m.get("rate_count", 2)),
-                clock_us,
-            )
+        self._build_stateful(doc, clock_us)
         deparsers = doc.get("deparsers", [])
         self.deparser = Deparser(cg, deparsers[0] if deparsers else {"order": []})
         self.rng = random.Random(seed)
@@ -131,6 +106,36 @@ class CompiledProgram:
         egress = by_name.get("egress", pipes[1] if len(pipes) > 1 else None)
         self.ingress = self._pipeline(ingress, clock_us) if ingress else None
         self.egress = self._pipeline(egress, clock_us) if egress else None
+
+    def _build_stateful(self, doc: dict[str, Any], clock_us: Callable[[], float]) -> None:
+        """The register, counter and meter arrays the program declares."""
+        cg = self.cg
+        self.registers = {
+            str(r["name"]): RegisterArray(str(r["name"]), int(r["size"]), int(r["bitwidth"]))
+            for r in doc.get("register_arrays", [])
+        }
+        cg.ns["_registers"] = self.registers
+        self.counters = {
+            str(c["name"]): CounterArray(
+                str(c["name"]),
+                int(c.get("size", 0)),
+                str(c["binding"]) if c.get("is_direct") else None,
+            )
+            for c in doc.get("counter_arrays", [])
+        }
+        self.meters: dict[str, MeterArray] = {}
+        self.direct_meters: dict[str, dict[str, Any]] = {}
+        for m in doc.get("meter_arrays", []):
+            name = str(m["name"])
+            if m.get("is_direct"):
+                self.direct_meters[name] = m
+            self.meters[name] = MeterArray(
+                name,
+                int(m.get("size", 0)),
+                m.get("type") == "bytes",
+                int(m.get("rate_count", 2)),
+                clock_us,
+            )
 
     # -- pipelines -------------------------------------------------------------------------
 

@@ -108,9 +108,17 @@ class ActionCompiler:
 
     def primitive(self, prim: dict[str, Any]) -> list[str]:
         """Statements for one primitive call."""
-        cg, std = self.cg, self.std
         op = prim.get("op")
         ps = prim.get("parameters", [])
+        for group in (self._assign, self._headers, self._control, self._externs, self._packet):
+            out = group(op, ps)
+            if out is not None:
+                return out
+        raise ProgramError(f"unsupported primitive {op!r}")
+
+    def _assign(self, op: Any, ps: list[Any]) -> list[str] | None:
+        """Field assignments."""
+        cg = self.cg
         if op == "assign_VL":
             (d, _, _), (s, _, _) = cg.field_slot(ps[0]), cg.field_slot(ps[1])
             hd = cg.layout.header(str(ps[0]["value"][0]))
@@ -121,6 +129,11 @@ class ActionCompiler:
         if op in ("add_to_field", "subtract_from_field"):
             sign = "+" if op == "add_to_field" else "-"
             return cg.assign(ps[0], f"({cg.expr(ps[0])} {sign} {cg.expr(ps[1])})")
+        return None
+
+    def _headers(self, op: Any, ps: list[Any]) -> list[str] | None:
+        """Header validity, copies and stack operations."""
+        cg = self.cg
         if op == "assign_header":
             return self._copy_header(cg.header_ref(ps[0]), cg.header_ref(ps[1]))
         if op == "assign_union":
@@ -145,12 +158,22 @@ class ActionCompiler:
         if op in ("push", "pop"):
             st = cg.layout.stack(str(ps[0]["value"]))
             return [f"_{op}(f, {cg.const(st)}, {cg.expr(ps[1])})"]
+        return None
+
+    def _control(self, op: Any, ps: list[Any]) -> list[str] | None:
+        """Drop, exit and the jumps (handled by the action's dispatch loop)."""
+        std = self.std
         if op in ("mark_to_drop", "drop"):
             return [f"f[{std['egress_spec']}] = 511", f"f[{std['mcast_grp']}] = 0"]
         if op == "exit":
             return ["p.exit = True", "return True"]
         if op in ("_jump", "_jump_if_zero", "no_op", "NoAction"):
             return []
+        return None
+
+    def _externs(self, op: Any, ps: list[Any]) -> list[str] | None:
+        """Counters, meters, registers, hashes and random numbers."""
+        cg, std = self.cg, self.std
         if op == "count":
             ctr = cg.const(self._obj(self.env.counters, ps[0], "counter"))
             return [f"{ctr}.count({cg.expr(ps[1])}, f[{std['packet_length']}])"]
@@ -170,6 +193,11 @@ class ActionCompiler:
         if op == "modify_field_rng_uniform":
             lo, hi = cg.expr(ps[1]), cg.expr(ps[2])
             return cg.assign(ps[0], f"_rng.randint(min({lo}, {hi}), max({lo}, {hi}))")
+        return None
+
+    def _packet(self, op: Any, ps: list[Any]) -> list[str] | None:
+        """Per-packet requests: clone, resubmit, digest, log, assert, shifts."""
+        cg = self.cg
         if op in ("clone_ingress_pkt_to_egress", "clone_egress_pkt_to_egress"):
             fl = cg.expr(ps[1]) if len(ps) > 1 else "None"
             return [f"p.clone_session = {cg.expr(ps[0])}", f"p.clone_fl = {fl}"]
@@ -192,7 +220,7 @@ class ActionCompiler:
         if op in ("shift_left", "shift_right"):
             sym = "<<" if op == "shift_left" else ">>"
             return cg.assign(ps[0], f"({cg.expr(ps[1])} {sym} {cg.expr(ps[2])})")
-        raise ProgramError(f"unsupported primitive {op!r}")
+        return None
 
     def _copy_header(self, dst: HRef, src: HRef) -> list[str]:
         span = dst.proto.span

@@ -116,6 +116,32 @@ def need(obj: Any, key: str, where: str) -> Any:
     return obj[key]
 
 
+def _header_types(doc: dict[str, Any]) -> dict[str, tuple[list[tuple[str, int, bool]], int | None]]:
+    """Header type name -> (fields as (name, width, signed), index of the varbit field)."""
+    types: dict[str, tuple[list[tuple[str, int, bool]], int | None]] = {}
+    for ht in doc.get("header_types", []):
+        name = need(ht, "name", "header_types[]")
+        flds: list[tuple[str, int, bool]] = []
+        vl: int | None = None
+        for fd in need(ht, "fields", f"header type {name}"):
+            if not isinstance(fd, list) or len(fd) < 2:
+                raise ProgramError(f"BMv2 JSON: bad field {fd!r} in header type {name}")
+            if fd[1] == "*" and vl is None and isinstance(ht.get("max_length"), int):
+                vl = len(flds)
+                flds.append((str(fd[0]), 0, False))
+                continue
+            if not isinstance(fd[1], int) or fd[1] <= 0:
+                raise ProgramError(
+                    f"BMv2 JSON: header type {name} field {fd[0]}: unsupported width {fd[1]!r}"
+                )
+            flds.append((str(fd[0]), int(fd[1]), bool(fd[2]) if len(fd) > 2 else False))
+        if vl is not None:  # varbit: its maximum width is what the header can still hold
+            fixed = sum(w for _, w, _ in flds)
+            flds[vl] = (flds[vl][0], max(8, int(ht["max_length"]) * 8 - fixed), False)
+        types[name] = (flds, vl)
+    return types
+
+
 class Layout:
     """Slot layout of every header, stack and standard metadata field of a program."""
 
@@ -124,27 +150,7 @@ class Layout:
         self.by_id: dict[int, HeaderInfo] = {}
         self.stacks: dict[str, StackInfo] = {}
         self.unions: dict[str, list[HeaderInfo]] = {}
-        types: dict[str, tuple[list[tuple[str, int, bool]], int | None]] = {}
-        for ht in doc.get("header_types", []):
-            name = need(ht, "name", "header_types[]")
-            flds: list[tuple[str, int, bool]] = []
-            vl: int | None = None
-            for fd in need(ht, "fields", f"header type {name}"):
-                if not isinstance(fd, list) or len(fd) < 2:
-                    raise ProgramError(f"BMv2 JSON: bad field {fd!r} in header type {name}")
-                if fd[1] == "*" and vl is None and isinstance(ht.get("max_length"), int):
-                    vl = len(flds)
-                    flds.append((str(fd[0]), 0, False))
-                    continue
-                if not isinstance(fd[1], int) or fd[1] <= 0:
-                    raise ProgramError(
-                        f"BMv2 JSON: header type {name} field {fd[0]}: unsupported width {fd[1]!r}"
-                    )
-                flds.append((str(fd[0]), int(fd[1]), bool(fd[2]) if len(fd) > 2 else False))
-            if vl is not None:  # varbit: its maximum width is what the header can still hold
-                fixed = sum(w for _, w, _ in flds)
-                flds[vl] = (flds[vl][0], max(8, int(ht["max_length"]) * 8 - fixed), False)
-            types[name] = (flds, vl)
+        types = _header_types(doc)
         slot = 0
         for h in doc.get("headers", []):
             name = need(h, "name", "headers[]")

@@ -11,11 +11,11 @@ from hypothesis import strategies as st
 
 from emulator.cli.main import main as fabemu
 from emulator.p4c import CompileError, compile_source
-from emulator.p4c import types as T
-from emulator.p4c.constfold import fold_binary, wrap
-from emulator.p4c.parsers import range_to_masks
-from emulator.p4c.preprocess import preprocess
-from emulator.p4c.values import hexstr
+from emulator.p4c.frontend import types as T
+from emulator.p4c.frontend.constfold import fold_binary, wrap
+from emulator.p4c.lowering.parser_blocks import range_to_masks
+from emulator.p4c.frontend.preprocess import preprocess
+from emulator.p4c.frontend.values import hexstr
 
 from .p4c_helpers import compile_ingress, table
 
@@ -38,7 +38,7 @@ def test_defines_and_include_dirs(tmp_path: Path) -> None:
     from .p4c_helpers import ingress_program
 
     text = '#include "consts.p4"\n' + ingress_program(body)
-    from emulator.p4c.preprocess import INCLUDE_DIR  # noqa: F401
+    from emulator.p4c.frontend.preprocess import INCLUDE_DIR  # noqa: F401
 
     doc = compile_source(
         text,

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from emulator.p4c.lexer import tokenize
-from emulator.p4c.preprocess import INCLUDE_DIR, preprocess
+from emulator.p4c.frontend.lexer import tokenize
+from emulator.p4c.frontend.preprocess import INCLUDE_DIR, preprocess
 
 
 def _p4c_include() -> Path:

@@ -11,15 +11,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from emulator.p4c import ast as A
-from emulator.p4c import types as T
-from emulator.p4c.decls import resolve_type
 from emulator.p4c.diagnostics import CompileError, Pos
-from emulator.p4c.env import Scope, source_info
-from emulator.p4c.exprs import Ctx, const_eval, lower, scalar
-from emulator.p4c.stmts import cond_json, lower_block, lower_stmt
-from emulator.p4c.tables import TableBuilder, cp_name, simple_key
-from emulator.p4c.values import RV, Const, ObjRef, expr_json, to_data
+from emulator.p4c.frontend import ast as A
+from emulator.p4c.frontend import types as T
+from emulator.p4c.frontend.ast import expr_text
+from emulator.p4c.frontend.decls import resolve_type
+from emulator.p4c.frontend.env import Scope, source_info
+from emulator.p4c.frontend.values import RV, Const, ObjRef, expr_json, to_data
+from emulator.p4c.lowering.context import Ctx
+from emulator.p4c.lowering.exprs import const_eval, lower, scalar
+from emulator.p4c.lowering.stmts import cond_json, lower_block, lower_stmt
+from emulator.p4c.lowering.tables import TableBuilder, cp_name, simple_key
 
 
 class ControlLowering:
@@ -43,8 +45,6 @@ class ControlLowering:
 
     # -------------------------------------------------------------- setup
     def setup_locals(self, decl: A.ControlDecl, ctx: Ctx, prefix: str) -> None:
-        from emulator.p4c.v1model import declare_instance
-
         for loc in decl.locals:
             if isinstance(loc, A.ActionDecl):
                 ctx.scope.bind(
@@ -60,7 +60,10 @@ class ControlLowering:
                 )
             elif isinstance(loc, A.Instance):
                 ctx.scope.bind(
-                    loc.name, declare_instance(ctx, loc, cp_name(prefix, loc.name, loc.annotations))
+                    loc.name,
+                    ctx.architecture(loc.pos).declare_instance(
+                        ctx, loc, cp_name(prefix, loc.name, loc.annotations)
+                    ),
                 )
             else:
                 lower_stmt(loc, ctx)
@@ -202,8 +205,7 @@ class ControlLowering:
         sctx = base.extra.get("ctx")
         first = sctx is None
         if sctx is None:
-            sctx = Ctx(self.env, Scope(self.env.globals), "control", base.name)
-            sctx.calls = ctx.calls
+            sctx = ctx.fresh(Scope(self.env.globals), "control", base.name)
             base.extra["ctx"] = sctx
         for p, a in zip(decl.params, call.args, strict=True):
             t = resolve_type(self.env, p.type, const_eval)
@@ -426,7 +428,7 @@ class ControlLowering:
     def emit_action(self, r: A.ActionRef, ctx: Ctx, data: bool = False) -> Any:
         a = lower(r.name, ctx)
         if not isinstance(a, ObjRef) or a.kind != "action":
-            raise CompileError(r.pos, f"'{_text(r.name)}' is not an action")
+            raise CompileError(r.pos, f"'{expr_text(r.name)}' is not an action")
         decl: A.ActionDecl = a.decl
         widths = []
         for p in decl.params:
@@ -448,9 +450,7 @@ class ControlLowering:
 
     def _lower_action(self, a: ObjRef, decl: A.ActionDecl, r: A.ActionRef, ctx: Ctx) -> None:
         scope = Scope(a.extra if a.extra is not None else self.env.globals)
-        actx = Ctx(self.env, scope, "action", ctx.prefix)
-        actx.calls = ctx.calls
-        actx.prims = []
+        actx = ctx.fresh(scope, "action", ctx.prefix)
         runtime = []  # type: ignore[var-annotated]
         bound = list(r.args)
         for p in decl.params:
@@ -470,8 +470,6 @@ class ControlLowering:
         self.env.add_action(a.name, runtime, actx.prims, decl.pos)
 
     def resolve_instance(self, e: Any, table_name: str, ctx: Ctx) -> ObjRef:
-        from emulator.p4c.v1model import declare_instance
-
         if (
             isinstance(e, A.Call)
             and isinstance(e.func, A.Name)
@@ -485,7 +483,7 @@ class ControlLowering:
             )
             if e.func.name == "action_selector":
                 self.env.anonymous_selectors.append(table_name)
-            return declare_instance(ctx, inst, table_name)
+            return ctx.architecture(e.pos).declare_instance(ctx, inst, table_name)
         v = lower(e, ctx)
         if not isinstance(v, ObjRef) or v.kind != "extern":
             raise CompileError(e.pos, "expected an extern instance")
@@ -496,9 +494,3 @@ def _stmts(s: A.Stmt | None) -> list[A.Stmt]:
     if s is None:
         return []
     return list(s.stmts) if isinstance(s, A.Block) else [s]
-
-
-def _text(e: A.Expr) -> str:
-    from emulator.p4c.exprs import expr_text
-
-    return expr_text(e)

@@ -5,15 +5,12 @@ from __future__ import annotations
 from itertools import product
 from typing import Any
 
-from emulator.p4c import ast as A
-from emulator.p4c import types as T
-from emulator.p4c.decls import resolve_type
 from emulator.p4c.diagnostics import CompileError, Pos
-from emulator.p4c.env import source_info
-from emulator.p4c.exprs import Ctx, coerce, const_eval, lower, scalar
-from emulator.p4c.externs import VOID, args_of
-from emulator.p4c.stmts import lower_stmt
-from emulator.p4c.values import (
+from emulator.p4c.frontend import ast as A
+from emulator.p4c.frontend import types as T
+from emulator.p4c.frontend.decls import resolve_type
+from emulator.p4c.frontend.env import Scope, source_info
+from emulator.p4c.frontend.values import (
     RV,
     Const,
     HeaderRef,
@@ -26,6 +23,10 @@ from emulator.p4c.values import (
     to_bool,
     to_data,
 )  # fmt: skip
+from emulator.p4c.lowering.calls import VOID, args_of
+from emulator.p4c.lowering.context import Ctx
+from emulator.p4c.lowering.exprs import coerce, const_eval, lower, scalar
+from emulator.p4c.lowering.stmts import lower_stmt
 
 
 def _parser_op(ctx: Ctx, op: str, params: list[Any]) -> None:
@@ -128,13 +129,14 @@ class _ParserInliner:
 
     def lower(self, decl: A.ParserDecl, ctx: Ctx, prefix: str, accept: str | None) -> str:
         """Emit ``decl``'s states (names prefixed) and return its start state name."""
-        from emulator.p4c.v1model import declare_instance
-
         for loc in decl.locals:
             if isinstance(loc, A.ValueSetDecl):
                 self._value_set(decl, loc, ctx)
             elif isinstance(loc, A.Instance):
-                ctx.scope.bind(loc.name, declare_instance(ctx, loc, f"{decl.name}.{loc.name}"))
+                inst = ctx.architecture(loc.pos).declare_instance(
+                    ctx, loc, f"{decl.name}.{loc.name}"
+                )
+                ctx.scope.bind(loc.name, inst)
             else:
                 lower_stmt(loc, ctx)
         init_prims = list(ctx.prims)
@@ -279,11 +281,7 @@ class _ParserInliner:
                 st.pos,
                 f"parser {sdecl.name} expects {len(sdecl.params)} arguments, got {len(st.call.args)}",
             )
-        from emulator.p4c.env import Scope
-
-        sctx = Ctx(self.env, Scope(self.env.globals), "parser", sdecl.name)
-        sctx.calls = ctx.calls
-        sctx.prims = []
+        sctx = ctx.fresh(Scope(self.env.globals), "parser", sdecl.name)
         for p, a in zip(sdecl.params, st.call.args, strict=True):
             t = resolve_type(self.env, p.type, const_eval)
             sctx.scope.bind(p.name, lower(a.value, ctx, t))

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from emulator.p4c import types as T
+from emulator.p4c.frontend import types as T
 
 Json = dict[str, Any]
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from emulator.p4c import ast as A
-from emulator.p4c.lexer import parse_int
-from emulator.p4c.parse_expr import VALUE_TYPE_KW, ExprParser
+from emulator.p4c.frontend import ast as A
+from emulator.p4c.frontend.expr_parser import VALUE_TYPE_KW, ExprParser
+from emulator.p4c.frontend.lexer import parse_int
 
 
 class StmtParser(ExprParser):

@@ -116,41 +116,9 @@ def p4info_text(doc: dict[str, Any], counter_units: dict[str, str] | None = None
         if m["is_direct"]:
             direct.setdefault(m["binding"], []).append(mid[m["name"]])
     out = ['pkg_info {\n  arch: "v1model"\n}\n']
-    for t in tables:
-        s = "tables {\n" + _preamble("  ", tid[t["name"]], t["name"], alias[t["name"]])
-        for i, k in enumerate(t["key"], 1):
-            w = _field_width(doc, k["target"])
-            mt = MATCH[k["match_type"]]
-            s += f"  match_fields {{\n    id: {i}\n    name: {_q(k['name'])}\n    bitwidth: {w}\n    match_type: {mt}\n  }}\n"
-        for a in t["actions"]:
-            s += f"  action_refs {{\n    id: {aid[a]}\n  }}\n"
-        de = t.get("default_entry")
-        if de and de.get("action_const"):
-            s += f"  const_default_action_id: {aid[t['actions'][t['action_ids'].index(de['action_id'])]]}\n"
-        if t.get("action_profile"):
-            s += f"  implementation_id: {pid[t['action_profile']]}\n"
-        s += "".join(f"  direct_resource_ids: {r}\n" for r in direct.get(t["name"], []))
-        s += f"  size: {t['max_size']}\n"
-        if t.get("support_timeout"):
-            s += "  idle_timeout_behavior: NOTIFY_CONTROL\n"
-        if "entries" in t:
-            s += "  is_const_table: true\n"
-        out.append(s + "}\n")
-    for a in actions:
-        s = "actions {\n" + _preamble("  ", aid[a["name"]], a["name"], alias[a["name"]])
-        for i, p in enumerate(a["runtime_data"], 1):
-            s += f"  params {{\n    id: {i}\n    name: {_q(p['name'])}\n    bitwidth: {p['bitwidth']}\n  }}\n"
-        out.append(s + "}\n")
-    for p in profiles:
-        s = "action_profiles {\n" + _preamble("  ", pid[p["name"]], p["name"], alias[p["name"]])
-        s += "".join(
-            f"  table_ids: {tid[t['name']]}\n"
-            for t in tables
-            if t.get("action_profile") == p["name"]
-        )
-        if "selector" in p:
-            s += "  with_selector: true\n"
-        out.append(s + f"  size: {p['max_size']}\n}}\n")
+    out += [_table_text(doc, t, tid[t["name"]], alias, aid, pid, direct) for t in tables]
+    out += [_action_text(a, aid[a["name"]], alias) for a in actions]
+    out += [_profile_text(p, pid[p["name"]], alias, tables, tid) for p in profiles]
     for c in doc["counter_arrays"]:
         unit = UNITS.get((counter_units or {}).get(c["name"], ""), "BOTH")
         out.append(_counter_or_meter("counters", c, cid[c["name"]], alias, unit, tid))
@@ -194,3 +162,56 @@ def _counter_or_meter(
     )
     s += f"  direct_table_id: {tid[obj['binding']]}\n" if direct else f"  size: {obj['size']}\n"
     return s + "}\n"
+
+
+def _table_text(
+    doc: dict[str, Any],
+    t: dict[str, Any],
+    tid: int,
+    alias: dict[str, str],
+    aid: dict[str, int],
+    pid: dict[str, int],
+    direct: dict[str, list[int]],
+) -> str:
+    s = "tables {\n" + _preamble("  ", tid, t["name"], alias[t["name"]])
+    for i, k in enumerate(t["key"], 1):
+        w = _field_width(doc, k["target"])
+        mt = MATCH[k["match_type"]]
+        s += f"  match_fields {{\n    id: {i}\n    name: {_q(k['name'])}\n    bitwidth: {w}\n    match_type: {mt}\n  }}\n"
+    for a in t["actions"]:
+        s += f"  action_refs {{\n    id: {aid[a]}\n  }}\n"
+    de = t.get("default_entry")
+    if de and de.get("action_const"):
+        s += f"  const_default_action_id: {aid[t['actions'][t['action_ids'].index(de['action_id'])]]}\n"
+    if t.get("action_profile"):
+        s += f"  implementation_id: {pid[t['action_profile']]}\n"
+    s += "".join(f"  direct_resource_ids: {r}\n" for r in direct.get(t["name"], []))
+    s += f"  size: {t['max_size']}\n"
+    if t.get("support_timeout"):
+        s += "  idle_timeout_behavior: NOTIFY_CONTROL\n"
+    if "entries" in t:
+        s += "  is_const_table: true\n"
+    return s + "}\n"
+
+
+def _action_text(a: dict[str, Any], aid: int, alias: dict[str, str]) -> str:
+    s = "actions {\n" + _preamble("  ", aid, a["name"], alias[a["name"]])
+    for i, p in enumerate(a["runtime_data"], 1):
+        s += f"  params {{\n    id: {i}\n    name: {_q(p['name'])}\n    bitwidth: {p['bitwidth']}\n  }}\n"
+    return s + "}\n"
+
+
+def _profile_text(
+    p: dict[str, Any],
+    pid: int,
+    alias: dict[str, str],
+    tables: list[dict[str, Any]],
+    tid: dict[str, int],
+) -> str:
+    s = "action_profiles {\n" + _preamble("  ", pid, p["name"], alias[p["name"]])
+    s += "".join(
+        f"  table_ids: {tid[t['name']]}\n" for t in tables if t.get("action_profile") == p["name"]
+    )
+    if "selector" in p:
+        s += "  with_selector: true\n"
+    return s + f"  size: {p['max_size']}\n}}\n"

@@ -1,14 +1,15 @@
-"""Calls: header/stack methods, v1model extern functions and objects, action inlining."""
+"""Calls: header/stack methods, action and function inlining; externs go to ``ctx.arch``."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from emulator.p4c import ast as A
-from emulator.p4c import types as T
 from emulator.p4c.diagnostics import CompileError, Pos
-from emulator.p4c.exprs import Ctx, coerce, lower
-from emulator.p4c.values import (
+from emulator.p4c.frontend import ast as A
+from emulator.p4c.frontend import types as T
+from emulator.p4c.frontend.ast import expr_text
+from emulator.p4c.frontend.decls import resolve_type
+from emulator.p4c.frontend.values import (
     RV,
     Const,
     HeaderRef,
@@ -22,14 +23,11 @@ from emulator.p4c.values import (
     hexv,
     to_data,
 )  # fmt: skip
+from emulator.p4c.lowering.context import Ctx
+from emulator.p4c.lowering.exprs import coerce, const_eval, lower, scalar
+from emulator.p4c.lowering.stmts import assign_value, lower_block
 
 VOID = ObjRef("void", "", type=T.VOID)
-
-HASH_ALGOS = {
-    "crc32": "crc32", "crc32_custom": "crc32_custom", "crc16": "crc16",
-    "crc16_custom": "crc16_custom", "random": "random", "identity": "identity",
-    "csum16": "csum16", "xor16": "xor16",
-}  # fmt: skip
 
 
 def args_of(call: A.Call, names: list[str], pos: Pos, what: str, optional: int = 0) -> list[A.Expr]:
@@ -107,17 +105,6 @@ def calculation(
     return cname
 
 
-def algo_name(v: Value, pos: Pos) -> str:
-    if (
-        not isinstance(v, Const)
-        or not isinstance(v.type, T.EnumT)
-        or v.type.name != "HashAlgorithm"
-    ):
-        raise CompileError(pos, "expected a HashAlgorithm constant")
-    name = next(n for n, x in v.type.members if x == v.value)
-    return HASH_ALGOS[name]
-
-
 def lower_call(ctx: Ctx, call: A.Call, as_stmt: bool) -> Value:
     """Lower a call expression or statement, emitting primitives into ``ctx``."""
     fn = lower(call.func, ctx)
@@ -126,9 +113,7 @@ def lower_call(ctx: Ctx, call: A.Call, as_stmt: bool) -> Value:
         if fn.kind == "method":
             return _method(ctx, call, fn.decl, fn.name, pos)
         if fn.kind == "func":
-            from emulator.p4c.v1model import extern_function
-
-            return extern_function(ctx, call, fn.name, fn.extra, pos)
+            return ctx.architecture(pos).extern_function(ctx, call, fn.name, fn.extra, pos)
         if fn.kind == "action":
             inline_action(ctx, fn.decl, call.args, pos, fn.extra)
             return VOID
@@ -138,8 +123,6 @@ def lower_call(ctx: Ctx, call: A.Call, as_stmt: bool) -> Value:
 
 
 def _callee_text(call: A.Call) -> str:
-    from emulator.p4c.exprs import expr_text
-
     return expr_text(call.func)
 
 
@@ -181,9 +164,7 @@ def _method(ctx: Ctx, call: A.Call, base: Value, name: str, pos: Pos) -> Value:
             return VOID
         raise CompileError(pos, f"header stack has no method '{name}'")
     if isinstance(base, ObjRef):
-        from emulator.p4c.v1model import extern_method
-
-        return extern_method(ctx, call, base, name, pos)
+        return ctx.architecture(pos).extern_method(ctx, call, base, name, pos)
     raise CompileError(pos, f"value of type {base.type.show()} has no method '{name}'")
 
 
@@ -191,17 +172,12 @@ def inline_action(
     ctx: Ctx, decl: A.ActionDecl, args: tuple[A.Arg, ...], pos: Pos, bound: Any = None
 ) -> None:
     """Inline a direct action call: parameters become the argument values."""
-    from emulator.p4c.decls import resolve_type
-    from emulator.p4c.exprs import const_eval
-    from emulator.p4c.stmts import lower_block
-
     if len(args) != len(decl.params):
         raise CompileError(
             pos, f"action {decl.name} expects {len(decl.params)} arguments, got {len(args)}"
         )
     scope_parent = bound if bound is not None else ctx.env.globals
-    inner = Ctx(ctx.env, scope_parent, "action", ctx.prefix)
-    inner.calls = ctx.calls
+    inner = ctx.fresh(scope_parent, "action", ctx.prefix)
     inner.prims = ctx.prims
     by_name = {a.name: a.value for a in args if a.name}
     for i, p in enumerate(decl.params):
@@ -222,10 +198,6 @@ def inline_action(
 
 def inline_function(ctx: Ctx, decl: A.FunctionDecl, args: tuple[A.Arg, ...], pos: Pos) -> Value:
     """Inline a P4 function call; ``return e`` assigns a temporary and jumps to the end."""
-    from emulator.p4c.decls import resolve_type
-    from emulator.p4c.exprs import const_eval
-    from emulator.p4c.stmts import assign_value, lower_block
-
     if ctx.where not in ("action", "control"):
         raise CompileError(
             pos, "function calls are only supported in actions and control apply blocks"
@@ -234,9 +206,7 @@ def inline_function(ctx: Ctx, decl: A.FunctionDecl, args: tuple[A.Arg, ...], pos
         raise CompileError(
             pos, f"function {decl.name} expects {len(decl.params)} arguments, got {len(args)}"
         )
-    inner = Ctx(ctx.env, ctx.env.globals, "action", ctx.prefix)
-    inner.scope = type(ctx.scope)(ctx.env.globals)
-    inner.calls = ctx.calls
+    inner = ctx.fresh(type(ctx.scope)(ctx.env.globals), "action", ctx.prefix)
     inner.prims = ctx.prims
     for p, a in zip(decl.params, args, strict=True):
         t = resolve_type(ctx.env, p.type, const_eval)
@@ -248,6 +218,26 @@ def inline_function(ctx: Ctx, decl: A.FunctionDecl, args: tuple[A.Arg, ...], pos
         inner.scope.bind(p.name, v)
     rt = resolve_type(ctx.env, decl.ret, const_eval)
     result = ctx.temp(rt, pos, f"{decl.name}_ret") if not isinstance(rt, T.VoidT) else None
-    inner.func_result = result  # type: ignore[attr-defined]
+    inner.func_result = result
     lower_block(decl.body.stmts, inner)
     return RV(result.json, rt) if result is not None else VOID
+
+
+def out_arg(ctx: Ctx, e: A.Expr, t: T.Type | None) -> RV:
+    """An ``out`` argument: a field or variable, of type ``t`` when given."""
+    v = lower(e, ctx)
+    if not isinstance(v, RV) or not v.lvalue:
+        raise CompileError(e.pos, "out argument must be a field or variable")
+    if t is not None and v.type != t:
+        raise CompileError(
+            e.pos, f"type mismatch: out argument of type {v.type.show()}, expected {t.show()}"
+        )
+    return v
+
+
+def in_arg(ctx: Ctx, e: A.Expr, t: T.Type | None) -> dict[str, Any]:
+    """An ``in`` argument as primitive data, converted to ``t`` when given."""
+    v = scalar(lower(e, ctx, t), e.pos)
+    if t is not None:
+        v = coerce(v, t, e.pos, "argument")  # type: ignore[assignment]
+    return to_data(v)

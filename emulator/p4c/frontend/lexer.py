@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass
 
 from emulator.p4c.diagnostics import MAX_WIDTH, CompileError, Pos
-from emulator.p4c.preprocess import Preprocessed
+from emulator.p4c.frontend.preprocess import Preprocessed
 
 KEYWORDS = frozenset(
     [

@@ -6,9 +6,9 @@ field is equal. Lowered to one BMv2 boolean expression over the validity bits an
 
 from __future__ import annotations
 
-from emulator.p4c import types as T
 from emulator.p4c.diagnostics import CompileError, Pos
-from emulator.p4c.values import RV, HeaderRef, Json, expr_json, hexv
+from emulator.p4c.frontend import types as T
+from emulator.p4c.frontend.values import RV, HeaderRef, Json, expr_json, hexv
 
 
 def _field(h: HeaderRef, name: str) -> Json:

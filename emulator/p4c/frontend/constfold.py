@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from emulator.p4c import types as T
 from emulator.p4c.diagnostics import MAX_WIDTH
+from emulator.p4c.frontend import types as T
 
 
 def wrap(value: int, t: T.Type) -> int:

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from emulator.p4c import ast as A
-from emulator.p4c import types as T
-from emulator.p4c.constfold import fold_binary, fold_compare, wrap
 from emulator.p4c.diagnostics import CompileError, Pos
-from emulator.p4c.env import Env, Scope
-from emulator.p4c.header_ops import header_equality
-from emulator.p4c.values import (
+from emulator.p4c.frontend import ast as A
+from emulator.p4c.frontend import types as T
+from emulator.p4c.frontend.constfold import fold_binary, fold_compare, wrap
+from emulator.p4c.frontend.decls import resolve_type
+from emulator.p4c.frontend.env import Env
+from emulator.p4c.frontend.values import (
     RV,
     Const,
     HeaderRef,
@@ -26,41 +26,8 @@ from emulator.p4c.values import (
     to_bool,
     to_data,
 )  # fmt: skip
-
-
-class Ctx:
-    """Where an expression is lowered: scope, primitive sink and block kind."""
-
-    def __init__(self, env: Env, scope: Scope, where: str, prefix: str = "") -> None:
-        self.env = env
-        self.scope = scope
-        self.where = where  # 'global' 'parser' 'control' 'action'
-        self.prefix = prefix  # control/parser name for control-plane names
-        self.prims: list[dict[str, Any]] = []
-        self.calls: Any = None  # extern call lowering hook: (ctx, call, as_stmt) -> Value
-
-    def child(self, where: str | None = None) -> Ctx:
-        c = Ctx(self.env, Scope(self.scope), where or self.where, self.prefix)
-        c.calls = self.calls
-        c.prims = self.prims
-        for attr in ("returns", "func_result"):
-            if hasattr(self, attr):
-                setattr(c, attr, getattr(self, attr))
-        return c
-
-    def emit(self, op: str, params: list[Any], pos: Pos | None = None) -> None:
-        p: dict[str, Any] = {"op": op, "parameters": params}
-        if pos is not None:
-            p["source_info"] = {
-                "filename": pos.file,
-                "line": pos.line,
-                "column": pos.col,
-                "source_fragment": op,
-            }
-        self.prims.append(p)
-
-    def temp(self, t: T.Type, pos: Pos, hint: str = "tmp") -> RV:
-        return self.env.add_scalar(hint, t, pos)
+from emulator.p4c.lowering.context import Ctx
+from emulator.p4c.lowering.header_ops import header_equality
 
 
 def const_eval(e: A.Expr, env: Env, expected: T.Type | None = None) -> Value:
@@ -124,8 +91,6 @@ def _lower(e: A.Expr, ctx: Ctx, expected: T.Type | None) -> Value:
     if isinstance(e, A.Ternary):
         return ternary(e, ctx, expected)
     if isinstance(e, A.Cast):
-        from emulator.p4c.decls import resolve_type
-
         t = resolve_type(ctx.env, e.type, const_eval)  # type: ignore[assignment]
         return cast(lower(e.expr, ctx, t if isinstance(t, T.Bits) else None), t, e.pos)
     if isinstance(e, A.ListExpr):
@@ -137,8 +102,6 @@ def _lower(e: A.Expr, ctx: Ctx, expected: T.Type | None) -> Value:
     if isinstance(e, A.DontCare | A.Default):
         return ObjRef("dontcare", "_")
     if isinstance(e, A.TypeExpr):
-        from emulator.p4c.decls import resolve_type
-
         return ObjRef("type", "", None, resolve_type(ctx.env, e.type, const_eval))
     raise CompileError(e.pos, "unsupported expression")
 
@@ -489,22 +452,3 @@ def ternary(e: A.Ternary, ctx: Ctx, expected: T.Type | None) -> Value:
         j = expr_json("?", to_data(a), to_data(b), cond=to_bool(c))
         return RV(j, t)
     return RV(expr_json("?", to_data(a), to_data(b), cond=to_bool(c)), t)
-
-
-def expr_text(e: A.Expr) -> str:
-    """Source-like text of an expression (key names, messages)."""
-    if isinstance(e, A.Name):
-        return ("." if e.top else "") + e.name
-    if isinstance(e, A.Member):
-        return f"{expr_text(e.expr)}.{e.name}"
-    if isinstance(e, A.Index):
-        return f"{expr_text(e.expr)}[{expr_text(e.index)}]"
-    if isinstance(e, A.Slice):
-        return f"{expr_text(e.expr)}[{expr_text(e.hi)}:{expr_text(e.lo)}]"
-    if isinstance(e, A.IntLit):
-        return str(e.value)
-    if isinstance(e, A.Call):
-        return f"{expr_text(e.func)}({', '.join(expr_text(a.value) for a in e.args)})"
-    if isinstance(e, A.Binary):
-        return f"{expr_text(e.left)} {e.op} {expr_text(e.right)}"
-    return type(e).__name__

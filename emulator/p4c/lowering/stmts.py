@@ -8,12 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from emulator.p4c import ast as A
-from emulator.p4c import types as T
-from emulator.p4c.decls import resolve_type
 from emulator.p4c.diagnostics import CompileError, Pos
-from emulator.p4c.exprs import Ctx, coerce, const_eval, const_int, lower, scalar
-from emulator.p4c.values import (
+from emulator.p4c.frontend import ast as A
+from emulator.p4c.frontend import types as T
+from emulator.p4c.frontend.decls import resolve_type
+from emulator.p4c.frontend.values import (
     RV,
     Const,
     HeaderRef,
@@ -29,16 +28,18 @@ from emulator.p4c.values import (
     to_bool,
     to_data,
 )  # fmt: skip
+from emulator.p4c.lowering.context import Ctx
+from emulator.p4c.lowering.exprs import coerce, const_eval, const_int, lower, member, scalar
 
 
 def lower_block(stmts: tuple[A.Stmt, ...] | list[A.Stmt], ctx: Ctx) -> None:
     """Lower statements in order into ``ctx.prims``; returns are patched to jump to the end."""
     returns: list[int] = []
-    ctx_returns = getattr(ctx, "returns", None)
-    ctx.returns = returns  # type: ignore[attr-defined]
+    ctx_returns = ctx.returns
+    ctx.returns = returns
     for s in stmts:
         lower_stmt(s, ctx)
-    ctx.returns = ctx_returns  # type: ignore[attr-defined]
+    ctx.returns = ctx_returns
     end = len(ctx.prims)
     for i in returns:
         ctx.prims[i]["parameters"] = [hexv(end)]
@@ -71,12 +72,12 @@ def lower_stmt(s: A.Stmt, ctx: Ctx) -> None:
     elif isinstance(s, A.Exit):
         ctx.emit("exit", [], s.pos)
     elif isinstance(s, A.Return):
-        result = getattr(ctx, "func_result", None)
+        result = ctx.func_result
         if s.value is not None:
             if result is None:
                 raise CompileError(s.pos, "return with a value is only allowed in functions")
             assign_value(result, lower(s.value, ctx, result.type), ctx, s.value.pos)
-        rets = getattr(ctx, "returns", None)
+        rets = ctx.returns
         if rets is None:
             raise CompileError(s.pos, "return is not allowed here")
         rets.append(len(ctx.prims))
@@ -135,83 +136,77 @@ def assign_value(target: Value, v: Value, ctx: Ctx, pos: Pos, lpos: Pos | None =
     """Emit the primitives for ``target = v``."""
     lpos = lpos or pos
     if isinstance(target, RV):
-        if not target.lvalue:
-            raise CompileError(lpos, "left side of assignment is not assignable")
-        src = scalar(v, pos)
-        if isinstance(target.type, T.Varbit):
-            if not isinstance(src.type, T.Varbit):
-                raise CompileError(pos, "a varbit can only be assigned from a varbit")
-            ctx.emit("assign_VL", [target.json, src.json], pos)
-            return
-        src = coerce(src, target.type, pos, "assigned value")  # type: ignore[assignment]
-        ctx.emit("assign", [target.json, to_data(src)], pos)  # type: ignore[arg-type]
-        return
-    if isinstance(target, HeaderRef):
-        if isinstance(v, HeaderRef):
-            if v.type is not target.type:
-                raise CompileError(
-                    pos, f"type mismatch: {v.type.show()} assigned to {target.type.show()}"
-                )
-            ctx.emit("assign_header", [target.json(), v.json()], pos)
-            return
-        if isinstance(v, ListV):
-            if len(v.items) != len(target.type.fields):
-                raise CompileError(
-                    pos,
-                    f"{target.type.show()} has {len(target.type.fields)} fields, got {len(v.items)} values",
-                )
-            ctx.emit("add_header", [target.json()], pos)
-            for (fname, _), item in zip(target.type.fields, v.items, strict=True):
-                from emulator.p4c.exprs import member
+        _assign_scalar(target, v, ctx, pos, lpos)
+    elif isinstance(target, HeaderRef):
+        _assign_header(target, v, ctx, pos)
+    elif isinstance(target, StructRef):
+        _assign_struct(target, v, ctx, pos)
+    elif isinstance(target, StackRef) and isinstance(v, StackRef):
+        stacks = [{"type": "header_stack", "value": x.name} for x in (target, v)]
+        ctx.emit("assign_header_stack", stacks, pos)
+    elif isinstance(target, UnionRef) and isinstance(v, UnionRef):
+        unions = [{"type": "header_union", "value": x.name} for x in (target, v)]
+        ctx.emit("assign_union", unions, pos)
+    elif not (isinstance(target, ObjRef) and target.kind == "dontcare"):
+        raise CompileError(lpos, "left side of assignment is not assignable")
 
-                assign_value(member(target, fname, pos, ctx), item, ctx, pos)
-            return
-        raise CompileError(pos, f"cannot assign {v.type.show()} to {target.type.show()}")
-    if isinstance(target, StructRef):
-        if isinstance(v, StructRef):
-            if v.type is not target.type:
-                raise CompileError(
-                    pos, f"type mismatch: {v.type.show()} assigned to {target.type.show()}"
-                )
-            for f in target.fields:
-                assign_value(target.fields[f], v.fields[f], ctx, pos)
-            return
-        if isinstance(v, ListV):
-            names = v.names or [n for n, _ in target.type.fields]
-            if len(v.items) != len(target.type.fields):
-                raise CompileError(
-                    pos,
-                    f"{target.type.show()} has {len(target.type.fields)} fields, got {len(v.items)} values",
-                )
-            for n, item in zip(names, v.items, strict=True):
-                if n not in target.fields:
-                    raise CompileError(pos, f"struct {target.type.name} has no field '{n}'")
-                assign_value(target.fields[n], item, ctx, pos)
-            return
-        raise CompileError(pos, f"cannot assign {v.type.show()} to {target.type.show()}")
-    if isinstance(target, StackRef) and isinstance(v, StackRef):
-        ctx.emit(
-            "assign_header_stack",
-            [
-                {"type": "header_stack", "value": target.name},
-                {"type": "header_stack", "value": v.name},
-            ],
+
+def _assign_scalar(target: RV, v: Value, ctx: Ctx, pos: Pos, lpos: Pos) -> None:
+    if not target.lvalue:
+        raise CompileError(lpos, "left side of assignment is not assignable")
+    src = scalar(v, pos)
+    if isinstance(target.type, T.Varbit):
+        if not isinstance(src.type, T.Varbit):
+            raise CompileError(pos, "a varbit can only be assigned from a varbit")
+        ctx.emit("assign_VL", [target.json, src.json], pos)
+        return
+    src = coerce(src, target.type, pos, "assigned value")  # type: ignore[assignment]
+    ctx.emit("assign", [target.json, to_data(src)], pos)  # type: ignore[arg-type]
+
+
+def _check_field_count(target: HeaderRef | StructRef, v: ListV, pos: Pos) -> None:
+    if len(v.items) != len(target.type.fields):
+        raise CompileError(
             pos,
+            f"{target.type.show()} has {len(target.type.fields)} fields, got {len(v.items)} values",
         )
+
+
+def _assign_header(target: HeaderRef, v: Value, ctx: Ctx, pos: Pos) -> None:
+    if isinstance(v, HeaderRef):
+        if v.type is not target.type:
+            raise CompileError(
+                pos, f"type mismatch: {v.type.show()} assigned to {target.type.show()}"
+            )
+        ctx.emit("assign_header", [target.json(), v.json()], pos)
         return
-    if isinstance(target, UnionRef) and isinstance(v, UnionRef):
-        ctx.emit(
-            "assign_union",
-            [
-                {"type": "header_union", "value": target.name},
-                {"type": "header_union", "value": v.name},
-            ],
-            pos,
-        )
+    if isinstance(v, ListV):
+        _check_field_count(target, v, pos)
+        ctx.emit("add_header", [target.json()], pos)
+        for (fname, _), item in zip(target.type.fields, v.items, strict=True):
+            assign_value(member(target, fname, pos, ctx), item, ctx, pos)
         return
-    if isinstance(target, ObjRef) and target.kind == "dontcare":
+    raise CompileError(pos, f"cannot assign {v.type.show()} to {target.type.show()}")
+
+
+def _assign_struct(target: StructRef, v: Value, ctx: Ctx, pos: Pos) -> None:
+    if isinstance(v, StructRef):
+        if v.type is not target.type:
+            raise CompileError(
+                pos, f"type mismatch: {v.type.show()} assigned to {target.type.show()}"
+            )
+        for f in target.fields:
+            assign_value(target.fields[f], v.fields[f], ctx, pos)
         return
-    raise CompileError(lpos, "left side of assignment is not assignable")
+    if isinstance(v, ListV):
+        names = v.names or [n for n, _ in target.type.fields]
+        _check_field_count(target, v, pos)
+        for n, item in zip(names, v.items, strict=True):
+            if n not in target.fields:
+                raise CompileError(pos, f"struct {target.type.name} has no field '{n}'")
+            assign_value(target.fields[n], item, ctx, pos)
+        return
+    raise CompileError(pos, f"cannot assign {v.type.show()} to {target.type.show()}")
 
 
 def assign_slice(lhs: A.Slice, rhs: A.Expr, ctx: Ctx, pos: Pos) -> None:

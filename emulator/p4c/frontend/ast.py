@@ -436,3 +436,22 @@ class ControlDecl(Stmt):
 @dataclass(frozen=True)
 class Program:
     decls: tuple[Stmt, ...] = field(default_factory=tuple)
+
+
+def expr_text(e: Expr) -> str:
+    """Source-like text of an expression (key names, messages)."""
+    if isinstance(e, Name):
+        return ("." if e.top else "") + e.name
+    if isinstance(e, Member):
+        return f"{expr_text(e.expr)}.{e.name}"
+    if isinstance(e, Index):
+        return f"{expr_text(e.expr)}[{expr_text(e.index)}]"
+    if isinstance(e, Slice):
+        return f"{expr_text(e.expr)}[{expr_text(e.hi)}:{expr_text(e.lo)}]"
+    if isinstance(e, IntLit):
+        return str(e.value)
+    if isinstance(e, Call):
+        return f"{expr_text(e.func)}({', '.join(expr_text(a.value) for a in e.args)})"
+    if isinstance(e, Binary):
+        return f"{expr_text(e.left)} {e.op} {expr_text(e.right)}"
+    return type(e).__name__

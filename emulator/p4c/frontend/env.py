@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from emulator.p4c import ast as A
-from emulator.p4c import types as T
 from emulator.p4c.diagnostics import CompileError, Pos
-from emulator.p4c.values import RV, HeaderRef, StackRef, StructRef, UnionRef, Value
+from emulator.p4c.frontend import ast as A
+from emulator.p4c.frontend import types as T
+from emulator.p4c.frontend.values import RV, HeaderRef, StackRef, StructRef, UnionRef, Value
 
 CORE_ERRORS = (
     "NoError", "PacketTooShort", "NoMatch", "StackOutOfBounds",

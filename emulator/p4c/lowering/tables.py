@@ -5,12 +5,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from emulator.p4c import ast as A
-from emulator.p4c import types as T
 from emulator.p4c.diagnostics import CompileError, Pos
-from emulator.p4c.env import source_info
-from emulator.p4c.exprs import Ctx, coerce, const_int, expr_text, lower, scalar
-from emulator.p4c.values import RV, Const, ObjRef, hexstr, mask
+from emulator.p4c.frontend import ast as A
+from emulator.p4c.frontend import types as T
+from emulator.p4c.frontend.ast import expr_text
+from emulator.p4c.frontend.env import source_info
+from emulator.p4c.frontend.values import RV, Const, ObjRef, hexstr, mask
+from emulator.p4c.lowering.context import Ctx
+from emulator.p4c.lowering.exprs import coerce, const_int, lower, scalar
 
 MATCH_RANK = {"exact": 0, "lpm": 1, "ternary": 2, "range": 3}
 
@@ -156,58 +158,9 @@ class TableBuilder:
         sp = d.prop("size")
         if sp is not None:
             size = const_int(sp.value, self.ctx, "table size")  # type: ignore[arg-type]
-        ttype, profile = "simple", None
-        ip = d.prop("implementation")
-        if ip is not None:
-            inst = resolve_instance(ip.value, self.name)
-            if inst.extra["type"] not in ("action_profile", "action_selector"):
-                raise CompileError(
-                    ip.pos, "implementation must be an action_profile or action_selector"
-                )
-            profile = self._profile(inst, ip.pos)
-            ttype = "indirect_ws" if inst.extra["type"] == "action_selector" else "indirect"
-        elif self.selector_inputs:
-            raise CompileError(
-                d.pos, f"table {d.name} has selector keys but no action_selector implementation"
-            )
-        with_counters = False
-        cp = d.prop("counters")
-        if cp is not None:
-            inst = resolve_instance(cp.value, self.name)
-            if inst.extra["type"] != "direct_counter":
-                raise CompileError(cp.pos, "counters must be a direct_counter")
-            arr = env.out["counter_arrays"]
-            arr.append(
-                {
-                    "name": inst.name,
-                    "id": len(arr),
-                    "source_info": source_info(cp.pos, "counters"),
-                    "is_direct": True,
-                    "binding": self.name,
-                }
-            )
-            with_counters = True
-        direct_meter = None
-        mp = d.prop("meters")
-        if mp is not None:
-            inst = resolve_instance(mp.value, self.name)
-            if inst.extra["type"] != "direct_meter":
-                raise CompileError(mp.pos, "meters must be a direct_meter")
-            if inst.extra.get("result_target") is None:
-                raise CompileError(
-                    mp.pos,
-                    f"direct_meter {inst.name} is never read into a field "
-                    "(call its read(...) in an action of this table)",
-                )
-            arr = env.out["meter_arrays"]
-            arr.append(
-                {
-                    "name": inst.name, "id": len(arr), "source_info": source_info(mp.pos, "meters"),
-                    "is_direct": True, "rate_count": 2, "type": inst.extra.get("kind", "packets"),
-                    "size": size, "binding": self.name, "result_target": inst.extra.get("result_target"),
-                }
-            )  # fmt: skip
-            direct_meter = inst.name
+        ttype, profile = self._implementation(resolve_instance)
+        with_counters = self._direct_counters(resolve_instance)
+        direct_meter = self._direct_meters(resolve_instance, size)
         timeout = False
         tp = d.prop("support_timeout")
         if tp is not None:
@@ -234,40 +187,109 @@ class TableBuilder:
         env.table_id += 1
         if profile is not None:
             j["action_profile"] = profile
-        dp = d.prop("default_action")
         if ttype == "simple":
-            if dp is not None:
-                _, aid, vals = self._action_data(dp.value, emit_action, dp.pos)  # type: ignore[arg-type]
-                j["default_entry"] = {
-                    "action_id": aid,
-                    "action_const": dp.const,
-                    "action_data": vals,
-                    "action_entry_const": dp.const,
-                }
-            elif "NoAction" in self.action_names:
-                aid = self.action_ids[self.action_names.index("NoAction")]
-                j["default_entry"] = {
-                    "action_id": aid,
-                    "action_const": False,
-                    "action_data": [],
-                    "action_entry_const": False,
-                }
-        ep = d.prop("entries")
-        if ep is not None:
-            for e in ep.value if ep.const else ():  # type: ignore[attr-defined]
-                if e.priority is not None:
-                    raise CompileError(
-                        e.pos,
-                        "'const entries' cannot have priorities (p4c refuses them): "
-                        "use 'entries', or list the const entries highest priority first",
-                    )
-            # p4c-bm2-ss 1.2.4.8 numbers entries by position whatever their `priority =`
-            # (it warns when those are out of order), so simple_switch tries them in order
-            entries = [self._entry(e, i, emit_action) for i, e in enumerate(ep.value)]  # type: ignore[arg-type,var-annotated]
-            self._check_priorities(ep.value)  # type: ignore[arg-type]
-            j["entries"] = entries
+            self._default_entry(j, emit_action)
+        self._entries(j, emit_action)
         self.json = j
         return j
+
+    def _implementation(self, resolve_instance: Any) -> tuple[str, str | None]:
+        """The table type and action profile its ``implementation`` property gives."""
+        d = self.decl
+        ip = d.prop("implementation")
+        if ip is not None:
+            inst = resolve_instance(ip.value, self.name)
+            if inst.extra["type"] not in ("action_profile", "action_selector"):
+                raise CompileError(
+                    ip.pos, "implementation must be an action_profile or action_selector"
+                )
+            profile = self._profile(inst, ip.pos)
+            return "indirect_ws" if inst.extra["type"] == "action_selector" else "indirect", profile
+        if self.selector_inputs:
+            raise CompileError(
+                d.pos, f"table {d.name} has selector keys but no action_selector implementation"
+            )
+        return "simple", None
+
+    def _direct_counters(self, resolve_instance: Any) -> bool:
+        """Bind the ``counters`` direct_counter, if any; whether there is one."""
+        cp = self.decl.prop("counters")
+        if cp is None:
+            return False
+        inst = resolve_instance(cp.value, self.name)
+        if inst.extra["type"] != "direct_counter":
+            raise CompileError(cp.pos, "counters must be a direct_counter")
+        arr = self.ctx.env.out["counter_arrays"]
+        arr.append(
+            {
+                "name": inst.name,
+                "id": len(arr),
+                "source_info": source_info(cp.pos, "counters"),
+                "is_direct": True,
+                "binding": self.name,
+            }
+        )
+        return True
+
+    def _direct_meters(self, resolve_instance: Any, size: int) -> str | None:
+        """Bind the ``meters`` direct_meter, if any; its name."""
+        mp = self.decl.prop("meters")
+        if mp is None:
+            return None
+        inst = resolve_instance(mp.value, self.name)
+        if inst.extra["type"] != "direct_meter":
+            raise CompileError(mp.pos, "meters must be a direct_meter")
+        if inst.extra.get("result_target") is None:
+            raise CompileError(
+                mp.pos,
+                f"direct_meter {inst.name} is never read into a field "
+                "(call its read(...) in an action of this table)",
+            )
+        arr = self.ctx.env.out["meter_arrays"]
+        arr.append(
+            {
+                "name": inst.name, "id": len(arr), "source_info": source_info(mp.pos, "meters"),
+                "is_direct": True, "rate_count": 2, "type": inst.extra.get("kind", "packets"),
+                "size": size, "binding": self.name, "result_target": inst.extra.get("result_target"),
+            }
+        )  # fmt: skip
+        return str(inst.name)
+
+    def _default_entry(self, j: dict[str, Any], emit_action: Any) -> None:
+        dp = self.decl.prop("default_action")
+        if dp is not None:
+            _, aid, vals = self._action_data(dp.value, emit_action, dp.pos)  # type: ignore[arg-type]
+            j["default_entry"] = {
+                "action_id": aid,
+                "action_const": dp.const,
+                "action_data": vals,
+                "action_entry_const": dp.const,
+            }
+        elif "NoAction" in self.action_names:
+            aid = self.action_ids[self.action_names.index("NoAction")]
+            j["default_entry"] = {
+                "action_id": aid,
+                "action_const": False,
+                "action_data": [],
+                "action_entry_const": False,
+            }
+
+    def _entries(self, j: dict[str, Any], emit_action: Any) -> None:
+        ep = self.decl.prop("entries")
+        if ep is None:
+            return
+        for e in ep.value if ep.const else ():  # type: ignore[attr-defined]
+            if e.priority is not None:
+                raise CompileError(
+                    e.pos,
+                    "'const entries' cannot have priorities (p4c refuses them): "
+                    "use 'entries', or list the const entries highest priority first",
+                )
+        # p4c-bm2-ss 1.2.4.8 numbers entries by position whatever their `priority =`
+        # (it warns when those are out of order), so simple_switch tries them in order
+        entries = [self._entry(e, i, emit_action) for i, e in enumerate(ep.value)]  # type: ignore[arg-type,var-annotated]
+        self._check_priorities(ep.value)  # type: ignore[arg-type]
+        j["entries"] = entries
 
     def _profile(self, inst: ObjRef, pos: Pos) -> str:
         profiles = self.pipeline["action_profiles"]

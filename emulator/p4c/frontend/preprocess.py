@@ -17,7 +17,7 @@ import pcpp
 from emulator.p4c.diagnostics import CompileError, Pos, decode_source, remember_source
 
 #: where core.p4 and v1model.p4 live
-INCLUDE_DIR = Path(__file__).resolve().parent / "include"
+INCLUDE_DIR = Path(__file__).resolve().parents[1] / "include"
 
 _LINE_RE = re.compile(r'^\s*#\s*line\s+(\d+)(?:\s+"([^"]*)")?')
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from emulator.p4c import ast as A
-from emulator.p4c import types as T
 from emulator.p4c.diagnostics import MAX_WIDTH, CompileError
-from emulator.p4c.env import Env
-from emulator.p4c.values import Const, ObjRef, Value
+from emulator.p4c.frontend import ast as A
+from emulator.p4c.frontend import types as T
+from emulator.p4c.frontend.env import Env
+from emulator.p4c.frontend.values import Const, ObjRef, Value
 
 #: evaluates a constant expression (set by the compiler to break the import cycle)
 ConstEval = Callable[[A.Expr, Env, T.Type | None], Value]

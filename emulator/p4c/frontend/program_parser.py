@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from emulator.p4c import ast as A
-from emulator.p4c.lexer import tokenize
-from emulator.p4c.parse_stmts import StmtParser
-from emulator.p4c.preprocess import Preprocessed
+from emulator.p4c.frontend import ast as A
+from emulator.p4c.frontend.lexer import tokenize
+from emulator.p4c.frontend.preprocess import Preprocessed
+from emulator.p4c.frontend.stmt_parser import StmtParser
 
 
 def parse_program(pre: Preprocessed) -> A.Program:

@@ -121,38 +121,52 @@ class Parser:
         cg = self.cg
         body = ["d = ()"]
         for op in s.get("parser_ops", []):
-            kind, ps = op.get("op"), op.get("parameters", [])
-            if kind == "extract":
-                body += self._extract(ps[0])
-            elif kind == "extract_VL":
-                h = self.layout.header(str(ps[0]["value"]))
-                if h.vl is None or ps[0].get("type") != "regular":
-                    raise ProgramError(f"extract_VL into {h.name}: no varbit field")
-                errs = self.layout.errors
-                codes = cg.const(
-                    (self.too_short, errs["HeaderTooShort"], errs["ParserInvalidArgument"])
-                )
-                body.append(f"_xvl(f, p, {cg.const(h)}, {cg.expr(ps[1])}, {codes})")
-            elif kind == "set":
-                body += cg.assign(ps[0], cg.expr(ps[1]))
-            elif kind == "verify":
-                body += [f"if not {cg.expr(ps[0])}:", f"    raise _PE({cg.expr(ps[1])})"]
-            elif kind in ("advance", "shift"):
-                amount = cg.expr(ps[0])
-                invalid = self.layout.errors["ParserInvalidArgument"]
-                if kind == "advance":
-                    body += [f"a = {amount}", "if a % 8:", f"    raise _PE({invalid})", "a //= 8"]
-                else:
-                    body.append(f"a = {amount}")
-                body += [
-                    "if p.off + a > p.n:",
-                    f"    raise _PE({self.too_short})",
-                    "p.off += a",
-                ]
-            elif kind == "primitive":
-                body += ac.primitive(ps[0])
+            body += self._op(op, ac)
+        body += self._transitions(s, names)
+        cg.function(names[str(s["name"])], "f, p", body)
+
+    def _op(self, op: dict[str, Any], ac: ActionCompiler) -> list[str]:
+        """The Python lines of one parser op."""
+        cg = self.cg
+        body: list[str] = []
+        kind, ps = op.get("op"), op.get("parameters", [])
+        if kind == "extract":
+            body += self._extract(ps[0])
+        elif kind == "extract_VL":
+            h = self.layout.header(str(ps[0]["value"]))
+            if h.vl is None or ps[0].get("type") != "regular":
+                raise ProgramError(f"extract_VL into {h.name}: no varbit field")
+            errs = self.layout.errors
+            codes = cg.const(
+                (self.too_short, errs["HeaderTooShort"], errs["ParserInvalidArgument"])
+            )
+            body.append(f"_xvl(f, p, {cg.const(h)}, {cg.expr(ps[1])}, {codes})")
+        elif kind == "set":
+            body += cg.assign(ps[0], cg.expr(ps[1]))
+        elif kind == "verify":
+            body += [f"if not {cg.expr(ps[0])}:", f"    raise _PE({cg.expr(ps[1])})"]
+        elif kind in ("advance", "shift"):
+            amount = cg.expr(ps[0])
+            invalid = self.layout.errors["ParserInvalidArgument"]
+            if kind == "advance":
+                body += [f"a = {amount}", "if a % 8:", f"    raise _PE({invalid})", "a //= 8"]
             else:
-                raise ProgramError(f"unsupported parser op {kind!r}")
+                body.append(f"a = {amount}")
+            body += [
+                "if p.off + a > p.n:",
+                f"    raise _PE({self.too_short})",
+                "p.off += a",
+            ]
+        elif kind == "primitive":
+            body += ac.primitive(ps[0])
+        else:
+            raise ProgramError(f"unsupported parser op {kind!r}")
+        return body
+
+    def _transitions(self, s: dict[str, Any], names: dict[str, str]) -> list[str]:
+        """The Python lines computing the transition key and returning the next state."""
+        cg = self.cg
+        body: list[str] = []
         key = s.get("transition_key", [])
         widths, parts = [], []
         for k in key:
@@ -197,7 +211,7 @@ class Parser:
             body += [f"if {cond}:", f"    return {target}"]
         if not has_default:  # as BMv2: no case matches and no default -> accept, no error
             body.append("return None")
-        cg.function(names[str(s["name"])], "f, p", body)
+        return body
 
     def _extract(self, tv: dict[str, Any]) -> list[str]:
         kind, value = tv.get("type"), tv.get("value")

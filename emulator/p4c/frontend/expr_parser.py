@@ -9,9 +9,9 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator
 
-from emulator.p4c import ast as A
 from emulator.p4c.diagnostics import MAX_NESTING, CompileError
-from emulator.p4c.lexer import Token, parse_int
+from emulator.p4c.frontend import ast as A
+from emulator.p4c.frontend.lexer import Token, parse_int
 
 BUILTIN_TYPE_KW = ("bit", "int", "varbit", "bool", "error", "string", "void", "tuple")
 #: the built-in types a value can have: what may start a cast or a typed local declaration

@@ -1,0 +1,1 @@
+"""Front end: preprocess, lex and parse P4-16 source into an AST; types, environment, constants."""
