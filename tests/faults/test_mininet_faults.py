@@ -1,0 +1,70 @@
+"""Faults in the Mininet runtime (root): link and switch down/up by ``ip link`` in real
+time, the control plane's repair through the switches' CLI, and nothing left afterwards."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from emulator.errors import UserError
+from emulator.topology import load_clos, resolve
+
+from .scn import run
+
+pytestmark = pytest.mark.mininet
+
+
+def _children() -> set[int]:
+    """PIDs of this process's children (from /proc: no psutil)."""
+    me = str(os.getpid())
+    out = set()
+    for d in Path("/proc").iterdir():
+        if d.name.isdigit():
+            try:
+                if (d / "stat").read_text().rsplit(")", 1)[1].split()[1] == me:
+                    out.add(int(d.name))
+            except (OSError, IndexError):
+                continue
+    return out
+
+
+def test_link_and_switch_faults_in_mininet_leave_nothing_running(tmp_path: Path) -> None:
+    before = _children()
+    faults = [
+        {"at_ms": 1300, "kind": "link_down", "link": ["rtsw0", "ctsw0"], "detect_ms": 50},
+        {"at_ms": 1600, "kind": "switch_down", "switch": "ctsw1", "detect_ms": 50},
+        {"at_ms": 1900, "kind": "switch_up", "switch": "ctsw1", "detect_ms": 50},
+        {"at_ms": 2000, "kind": "link_up", "link": ["rtsw0", "ctsw0"], "detect_ms": 50},
+    ]
+    rnic = {"chunk_bytes": 16384, "rto_ms": 200}
+    work = {"kind": "fat_flows", "pairs": [["h0", "h2"], ["h1", "h3"]], "size_bytes": 262144}
+    out = run(tmp_path, faults=faults, rnic=rnic, workload=work, runtime="mininet",
+              duration_ms=30000)  # fmt: skip
+    r = out.result
+    assert out.error is None, out.error
+    assert r.meta.runtime == "mininet" and r.meta.complete
+    assert r.faults is not None
+    events = [(e["link"], e["up"]) for e in r.faults["link_events"]]
+    assert events == [
+        ("rtsw0-ctsw0", False),
+        ("ctsw1-rtsw0", False), ("ctsw1-rtsw1", False),
+        ("ctsw1-rtsw0", True), ("ctsw1-rtsw1", True),
+        ("rtsw0-ctsw0", True),
+    ]  # fmt: skip
+    assert len(r.faults["repairs"]) == 6
+    for rep in r.faults["repairs"]:
+        assert rep["installed_ns"] - rep["event_ns"] >= 50_000_000
+    assert any("fail_link rtsw0 ctsw0" in e for e in r.events)
+    assert any("restore_link ctsw1 rtsw1" in e for e in r.events)
+    topo = resolve(load_clos("two_rack_2spine"))
+    names = [p.intf for s in topo.switches for p in s.ports]
+    assert not any(Path(f"/sys/class/net/{n}").exists() for n in names)
+    assert _children() <= before  # no switch, RNIC or host shell left behind
+
+
+def test_impairments_are_refused_in_mininet(tmp_path: Path) -> None:
+    fault = {"at_ms": 10, "kind": "loss", "link": ["h1", "rtsw0"], "probability": 0.1, "for_ms": 5}
+    with pytest.raises(UserError, match="virtual runtime only"):
+        run(tmp_path, faults=[fault], runtime="mininet")
