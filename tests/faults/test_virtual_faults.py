@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from emulator.cli.main import main
+from emulator.scenario.report import write_report
+from emulator.scenario.runview import as_view
 
 from .scn import ROOT, run, write
 
@@ -131,3 +133,20 @@ def test_fault_free_twin_gives_the_slowdown(tmp_path: Path) -> None:
     assert section["slowdown"] == section["workload_ns"] / section["fault_free"]["workload_ns"]
     metrics = json.loads((tmp_path / "o/metrics.json").read_text())
     assert metrics["slowdown"] == section["slowdown"] > 1.0
+
+
+def test_report_has_a_fault_timeline(tmp_path: Path) -> None:
+    out = run(
+        tmp_path, faults=[{"at_ms": 40, "kind": "link_down", "link": UPLINK, "detect_ms": 20}]
+    )
+    view = as_view(out.result)
+    assert view.fault_marks == (
+        (40_000_000, "rtsw0-ctsw0 down"),
+        (60_000_000, "repair rtsw0-ctsw0"),
+    )
+    html = write_report(tmp_path / "rep", [("", out.result)]).read_text()
+    png = tmp_path / "rep/fault_timeline.png"
+    assert png.read_bytes()[:4] == b"\x89PNG" and "Faults: uplink utilisation" in html
+    clean = run(tmp_path / "clean")
+    write_report(tmp_path / "rep2", [("", clean.result)])
+    assert not (tmp_path / "rep2/fault_timeline.png").exists()  # no faults: no timeline
