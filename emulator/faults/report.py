@@ -174,6 +174,7 @@ def fault_section(session: FaultSession, rt: Any, result: Any) -> dict[str, Any]
             {"t_ns": e.t_ns, "link": f"{e.a}-{e.b}", "up": e.up, "fault": e.fault}
             for e in (session.injector.log.events if session.injector else [])
         ],
+        "ib_resweep_s": list(getattr(session.repair, "sweeps_s", [])) or None,
         "repairs": [
             {
                 "fault": r.fault,

@@ -14,10 +14,12 @@ from pathlib import Path
 from typing import Any
 
 from emulator.errors import UserError
+from emulator.faults.ib_resweep import IbRepair, LiveIbSubnet
 from emulator.faults.inject import FaultInjector, Scheduler, SlicedScheduler, VirtualScheduler
 from emulator.faults.recovery import RouteRepair
 from emulator.faults.schema import Fault, check_fault_names
 from emulator.faults.timeline import expand
+from emulator.ib.subnet import SmOptions
 
 VIRTUAL_ONLY = ("loss", "corrupt", "stuck_receiver")
 
@@ -31,8 +33,10 @@ class FaultSession:
     seed: int
     controller: Any = None  # the live FabricController (None: IB, no RoCE route repair)
     watchdog_ns: int | None = None
+    #: InfiniBand: OpenSM options of the re-sweeps (None: a RoCE fabric)
+    ib_options: Any = None
     injector: FaultInjector | None = None
-    repair: RouteRepair | None = None
+    repair: RouteRepair | IbRepair | None = None
     clock: Scheduler | None = None
     #: (fault index, t_ns, cumulative RNIC retransmissions, timeouts) at each fault's start
     marks: list[tuple[int, int, int, int]] = field(default_factory=list)
@@ -48,7 +52,8 @@ class FaultSession:
         check_fault_names(path, sc.faults, topo)
         ctl = controller if sc.fabric == "roce" else None
         wd_ns = round(wd * 1e6) if wd is not None else None
-        return cls(tuple(sc.faults), topo, sc.seed, ctl, wd_ns)
+        ib = SmOptions(sc.ib.routing, sc.ib.lmc) if sc.fabric == "ib" else None
+        return cls(tuple(sc.faults), topo, sc.seed, ctl, wd_ns, ib)
 
     def attach(self, rt: Any) -> None:
         """Arm the watchdog, the timeline and the route repair on the started runtime."""
@@ -65,6 +70,12 @@ class FaultSession:
         self.injector = FaultInjector(expand(self.faults, self.topo), self.seed)
         if self.controller is not None:
             self.repair = RouteRepair(self.controller, rt, self.clock)
+        elif self.ib_options is not None and any(f.target != "host" for f in self.faults):
+            subnet = LiveIbSubnet(self.topo)
+            subnet.__enter__()
+            self.repair = IbRepair(subnet, self.ib_options, rt, self.clock)
+            self.repair.start()
+        if self.repair is not None:
             self.injector.listeners.append(self.repair.on_link_event)
         self.injector.arm(rt, self.clock)
         if virtual:
@@ -82,6 +93,11 @@ class FaultSession:
                 sum(c.timeouts for c in nics),
             )
         )
+
+    def close(self) -> None:
+        """Stop what the session started (the InfiniBand re-sweep's ibsim); idempotent."""
+        if isinstance(self.repair, IbRepair):
+            self.repair.subnet.close()
 
     def run(self, rt: Any, until_ns: int) -> bool:
         """Run the workload to completion or ``until_ns`` with the faults firing."""

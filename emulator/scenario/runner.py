@@ -473,6 +473,8 @@ def _execute(
                 error = error or f"collecting results failed: {exc}"
             finally:
                 rt.stop()
+        if faults is not None:
+            faults.close()
     result = result or RunResult(meta=meta)
     result.training = training
     return result, error
