@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -38,3 +39,17 @@ def write(tmp: Path, **changes: Any) -> Path:
 def run(tmp: Path, **changes: Any) -> RunOutcome:
     """Write and run (virtual time, no report); the outcome."""
     return run_scenario(write(tmp, **changes), out=tmp / "out", report=False)
+
+
+def children() -> set[int]:
+    """PIDs of this process's children (from /proc: no psutil)."""
+    me = str(os.getpid())
+    out = set()
+    for d in Path("/proc").iterdir():
+        if d.name.isdigit():
+            try:
+                if (d / "stat").read_text().rsplit(")", 1)[1].split()[1] == me:
+                    out.add(int(d.name))
+            except (OSError, IndexError):
+                continue
+    return out

@@ -12,7 +12,7 @@ from emulator.faults.ib_resweep import LiveIbSubnet, lft_diff, lft_handles
 from emulator.ib.subnet import SmOptions
 from emulator.topology import load_clos, resolve
 
-from .scn import run
+from .scn import children, run
 
 pytestmark = pytest.mark.ib
 
@@ -36,7 +36,9 @@ def test_unlink_resweep_relink_round_trip() -> None:
 
 def test_ib_link_failure_is_repaired_by_a_resweep(tmp_path: Path) -> None:
     fault = {"at_ms": 40, "kind": "link_down", "link": ["rtsw0", "ctsw0"], "detect_ms": 20}
+    before = children()
     out = run(tmp_path, fabric="ib", faults=[fault])
+    assert children() <= before  # the live ibsim is stopped with the run
     r = out.result
     assert out.error is None, out.error
     assert r.meta.complete and r.faults is not None

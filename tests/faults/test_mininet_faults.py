@@ -3,7 +3,6 @@ time, the control plane's repair through the switches' CLI, and nothing left aft
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
@@ -11,23 +10,10 @@ import pytest
 from emulator.errors import UserError
 from emulator.topology import load_clos, resolve
 
+from .scn import children as _children
 from .scn import run
 
 pytestmark = pytest.mark.mininet
-
-
-def _children() -> set[int]:
-    """PIDs of this process's children (from /proc: no psutil)."""
-    me = str(os.getpid())
-    out = set()
-    for d in Path("/proc").iterdir():
-        if d.name.isdigit():
-            try:
-                if (d / "stat").read_text().rsplit(")", 1)[1].split()[1] == me:
-                    out.add(int(d.name))
-            except (OSError, IndexError):
-                continue
-    return out
 
 
 def test_link_and_switch_faults_in_mininet_leave_nothing_running(tmp_path: Path) -> None:
