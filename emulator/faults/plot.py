@@ -19,7 +19,7 @@ COLOURS = {"down": "tab:red", "up": "tab:green", "repair": "tab:blue"}
 def _kind(label: str) -> str:
     if label.startswith("repair"):
         return "repair"
-    return "up" if label.endswith(" up") else "down"
+    return "up" if label.endswith((" up", " end")) else "down"
 
 
 def fault_timeline(run: RunView, key: str = "fault_timeline") -> Plot:

@@ -98,6 +98,7 @@ def _per_fault(session: FaultSession, rt: Any, result: Any) -> list[dict[str, An
             "kind": f.kind,
             "target": "-".join(f.link) if f.link else (f.switch or f.host or ""),
             "at_ms": f.at_ms,
+            "until_ms": f.at_ms + f.for_ms if f.for_ms is not None else None,
             "link_events": len(events),
             "repairs": len(mine),
             "switches_repaired": sorted({s for r in mine for s in r.switches}),

@@ -210,6 +210,13 @@ def fault_marks(section: Mapping[str, Any] | None) -> tuple[tuple[int, str], ...
         for e in section.get("link_events", [])
     ]
     marks += [(int(r["installed_ns"]), f"repair {r['link']}") for r in section.get("repairs", [])]
+    for f in section.get("faults", []):  # impairments and stuck hosts: their window
+        if f.get("until_ms") is not None:
+            what = f"{f['kind']} {f['target']}"
+            marks += [
+                (round(f["at_ms"] * 1e6), f"{what} start"),
+                (round(f["until_ms"] * 1e6), f"{what} end"),
+            ]
     return tuple(sorted(marks))
 
 
