@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
+from emulator.measure.flowid import FlowId
+
 
 @dataclass(frozen=True)
 class FlowRecord:
@@ -17,7 +19,7 @@ class FlowRecord:
 
     src: str
     dst: str
-    flow_id: str
+    flow_id: FlowId
     bytes: int
     start_ns: int
     end_ns: int
@@ -34,8 +36,9 @@ class FlowRecord:
         return self.bytes * 8e9 / d if d else 0.0
 
     def as_dict(self) -> dict[str, object]:
-        """JSON-ready dict including the derived figures."""
+        """JSON-ready dict including the derived figures (the flow id in its text form)."""
         return asdict(self) | {
+            "flow_id": str(self.flow_id),
             "duration_ns": self.duration_ns,
             "throughput_bps": self.throughput_bps,
         }

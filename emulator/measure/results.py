@@ -13,6 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
+from emulator.measure.flowid import FlowIdField
 from emulator.measure.flows import CollectiveRecord, Conservation, FlowRecord
 
 SCHEMA_VERSION = 1
@@ -49,7 +50,7 @@ class FlowResult(_Model):
 
     src: str
     dst: str
-    flow_id: str
+    flow_id: FlowIdField  # written as "0x<src QPN>->0x<dst QPN>"
     bytes: int
     start_ns: int
     end_ns: int

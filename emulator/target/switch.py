@@ -162,6 +162,12 @@ class Switch:
         finally:
             self.flush_caches()
 
+    def is_copy(self, item: object) -> bool:
+        """True if ``item`` (a packet the TM queued) is a copy this switch made: a clone, a
+        mirror or a multicast replica, not a frame it received (or recirculated)."""
+        f = getattr(item, "f", None)
+        return f is not None and f[self._std["instance_type"]] != pk.PKT_INSTANCE_TYPE_NORMAL
+
     def pop_digests(self) -> list[Digest]:
         """Take every pending digest message."""
         out = list(self.digests)

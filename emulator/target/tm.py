@@ -15,6 +15,8 @@ Modelled on simple_switch ``--priority-queues N`` (BMv2 ``QueueingLogicPriRL``):
   enqueue: ``send_at = max(now, previous send_at + 1/rate)``.
 * ``enq_qdepth`` is the queue's size before the push, ``deq_qdepth`` after the pop, in
   packets; times are integer ns from the injected clock (the switch converts to us).
+* A runtime watches the queues through a :class:`QueueObserver` (``tm.observer``): told of
+  every frame enqueued (with the queue's new depth) and every frame tail-dropped.
 * Optional line-rate serialisation (``serialize=True``): after a frame of L bytes leaves,
   the port is busy for (L + 24) * 8 / speed (FCS 4 + preamble 8 + inter-frame gap 12).
 """
@@ -22,8 +24,9 @@ Modelled on simple_switch ``--priority-queues N`` (BMv2 ``QueueingLogicPriRL``):
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sized
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from emulator.errors import UserError
 from emulator.target.flowcontrol import BLOCKED, FlowControl
@@ -59,6 +62,16 @@ class QueueStats:
     paused_ns: int
     pfc_xoff_sent: int = 0
     pfc_xon_sent: int = 0
+
+
+class QueueObserver(Protocol):
+    """What a runtime sees of a TM's queues as frames come in (``TrafficManager.observer``)."""
+
+    def enqueued(self, port: int, priority: int, depth: int) -> None:
+        """A frame joined queue (port, priority), now ``depth`` packets deep."""
+
+    def tail_dropped(self, port: int, priority: int, item: object) -> None:
+        """``item`` found queue (port, priority) full and was dropped."""
 
 
 @dataclass
@@ -116,6 +129,10 @@ class TrafficManager:
         #: ingress port leaves the buffer (dequeued or tail-dropped): receive-side buffer
         #: accounting for credit-based flow control (InfiniBand, :mod:`emulator.ib.credits`)
         self.on_buffer_release: Callable[[int, int, int, int], None] | None = None
+        #: told of enqueues and tail drops (a runtime's queue bookkeeping), when set
+        self.observer: QueueObserver | None = None
+        #: True once PFC generation was configured: poll ``pop_control_frame`` then
+        self.generates_control = False
 
     # -- configuration -------------------------------------------------------------------
 
@@ -200,6 +217,7 @@ class TrafficManager:
         except ValueError as exc:
             raise UserError(f"port {port}: {exc}") from None
         self.pfc_gen.configure(port, cfg)
+        self.generates_control = True
 
     # -- data path -----------------------------------------------------------------------
 
@@ -224,6 +242,8 @@ class TrafficManager:
             q.dropped += 1
             if ingress_port is not None and self.on_buffer_release is not None:
                 self.on_buffer_release(ingress_port, priority, length, self._clock())
+            if self.observer is not None:
+                self.observer.tail_dropped(port, priority, item)
             return False
         now = self._clock()
         send_at = now
@@ -234,6 +254,8 @@ class TrafficManager:
         q.enqueued += 1
         if ingress_port is not None:
             self.pfc_gen.on_enqueue(ingress_port, priority, now)
+        if self.observer is not None:
+            self.observer.enqueued(port, priority, len(q.entries))
         return True
 
     def _eligible_at(self, port: int, priority: int, now: int) -> int:
@@ -329,6 +351,19 @@ class TrafficManager:
         if priority is not None:
             return len(p.queues[priority].entries)
         return sum(len(q.entries) for q in p.queues)
+
+    def depth_gauge(self, port: int, priority: int) -> Sized:
+        """A live view of queue (port, priority): its ``len()`` is the depth, at any time.
+
+        For periodic sampling of many queues without a method call per queue."""
+        return self._port(port).queues[priority].entries
+
+    def queued_items(self, port: int) -> Iterator[object]:
+        """The items queued on ``port`` now, every priority (end-of-run accounting)."""
+        p = self._ports.get(port)
+        for q in p.queues if p else ():
+            for entry in q.entries:
+                yield entry[1]
 
     def dropped_bad_priority(self, port: int) -> int:
         """Frames dropped on ``port`` because their priority was >= priority_queues."""

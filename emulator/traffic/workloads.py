@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from emulator.errors import UserError
+from emulator.measure.flowid import FlowId
 from emulator.measure.flows import CollectiveRecord, FlowRecord
 from emulator.traffic import collectives as col
 from emulator.traffic import seeding
@@ -381,7 +382,7 @@ class Deployment:
                         FlowRecord(
                             conn.peer,
                             conn.nic.ip,
-                            f"{qp.remote_qpn:#x}->{qp.qpn:#x}",
+                            FlowId(qp.remote_qpn, qp.qpn),
                             qp.rx_payload,
                             qp.first_rx_ns,
                             qp.last_rx_ns,

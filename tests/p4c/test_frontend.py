@@ -13,9 +13,9 @@ from emulator.cli.main import main as fabemu
 from emulator.p4c import CompileError, compile_source
 from emulator.p4c.frontend import types as T
 from emulator.p4c.frontend.constfold import fold_binary, wrap
-from emulator.p4c.lowering.parser_blocks import range_to_masks
 from emulator.p4c.frontend.preprocess import preprocess
 from emulator.p4c.frontend.values import hexstr
+from emulator.p4c.lowering.parser_blocks import range_to_masks
 
 from .p4c_helpers import compile_ingress, table
 

@@ -8,8 +8,8 @@ import pytest
 
 from emulator.cli.main import main as fabemu
 from emulator.p4c import CompileError
-from emulator.p4c.compiler import compile_with_p4info
 from emulator.p4c.backend.p4info import jenkins
+from emulator.p4c.compiler import compile_with_p4info
 
 from .p4c_helpers import PROGRAMS
 

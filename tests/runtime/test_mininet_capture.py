@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import struct
+from dataclasses import replace
 from pathlib import Path
 
-from emulator.measure.results import FlowResult
+from emulator.measure.flowid import FlowId
+from emulator.measure.flows import FlowRecord
 from emulator.runtime.mininet.capture import count_frames, read_frames, uplink_interfaces
 from emulator.runtime.mininet.collect import measured_flow_uplinks
 from emulator.topology import load_clos, resolve
@@ -57,9 +59,9 @@ def test_data_frames_count_towards_their_flow(tmp_path: Path) -> None:
         ("10.0.1.1", 0x123456): {"rtsw0:5": 2 * len(frames[0]), "rtsw0:6": len(frames[0])},
         ("10.0.1.2", 0x000ABC): {"rtsw0:5": len(frames[2])},
     }
-    flow = FlowResult(src="10.0.0.1", dst="10.0.1.1", flow_id="0x654321->0x123456", bytes=1,
-                      start_ns=0, end_ns=1, duration_ns=1, throughput_bps=8e9)  # fmt: skip
-    unseen = flow.model_copy(update={"dst": "10.0.1.3"})
+    flow = FlowRecord(src="10.0.0.1", dst="10.0.1.1", flow_id=FlowId(0x654321, 0x123456),
+                      bytes=1, start_ns=0, end_ns=1)  # fmt: skip
+    unseen = replace(flow, dst="10.0.1.3")
     out, notes = measured_flow_uplinks([flow, unseen], counts)
     assert out[0].uplinks == ["rtsw0:5", "rtsw0:6"] and out[0].uplinks_source == "measured"
     assert out[1].uplinks == [] and "1/2 flows seen" in notes[0]

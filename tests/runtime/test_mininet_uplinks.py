@@ -9,6 +9,7 @@ virtual-time test holds its observed uplinks to.
 from __future__ import annotations
 
 import ipaddress
+from dataclasses import replace
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -16,8 +17,11 @@ from typing import Any
 import pytest
 
 from emulator.control import FabricConfig, FabricController
-from emulator.measure.results import FlowResult
-from emulator.runtime.mininet.collect import _data_drops
+from emulator.measure.assemble import data_drops
+from emulator.measure.flowid import FlowId
+from emulator.measure.flows import FlowRecord
+from emulator.measure.observations import PROCESS_DROPS
+from emulator.runtime.mininet.collect import RunRecord, _switches
 from emulator.runtime.mininet.uplinks import (
     CliChange,
     UplinkPredictor,
@@ -51,17 +55,16 @@ def _predictor(lb: str) -> tuple[UplinkPredictor, FabricController]:
     return UplinkPredictor(topo, {s.name: _program() for s in topo.switches}, cmds), ctl
 
 
-def _flow(src: str, dst: str, sqpn: int, dqpn: int, nbytes: int = 262144) -> FlowResult:
+def _flow(src: str, dst: str, sqpn: int, dqpn: int, nbytes: int = 262144) -> FlowRecord:
     topo = _topo()
-    return FlowResult(
-        src=topo.host(src).ip, dst=topo.host(dst).ip, flow_id=f"{sqpn:#x}->{dqpn:#x}",
-        bytes=nbytes, start_ns=1_000_000_000, end_ns=1_500_000_000, duration_ns=500_000_000,
-        throughput_bps=1.0,
+    return FlowRecord(
+        src=topo.host(src).ip, dst=topo.host(dst).ip, flow_id=FlowId(sqpn, dqpn),
+        bytes=nbytes, start_ns=1_000_000_000, end_ns=1_500_000_000,
     )  # fmt: skip
 
 
-def _hash_uplink(ctl: FabricController, f: FlowResult) -> str:
-    sqpn, dqpn = (int(x, 16) for x in f.flow_id.split("->"))
+def _hash_uplink(ctl: FabricController, f: FlowRecord) -> str:
+    sqpn, dqpn = f.flow_id.src_qpn, f.flow_id.dst_qpn
     fields = [
         (int(ipaddress.IPv4Address(f.src)), 32),
         (int(ipaddress.IPv4Address(f.dst)), 32),
@@ -104,7 +107,7 @@ def test_runtime_commands_are_replayed_in_time_order() -> None:
     ups = pred.predict(FLOWS, changes)
     assert "rtsw0:7" in ups[0] and len(ups[0]) == 2  # moved off the failed uplink mid-flow
     assert ups[1] == ["rtsw0:6"]  # not on the failed uplink: unchanged
-    late = FLOWS[0].model_copy(update={"start_ns": 1_300_000_000, "end_ns": 1_400_000_000})
+    late = replace(FLOWS[0], start_ns=1_300_000_000, end_ns=1_400_000_000)
     assert pred.predict([late], changes)[0] != ["rtsw0:7"]  # started after the repair
 
 
@@ -128,20 +131,21 @@ def test_check_agrees_with_matching_counters_and_rejects_a_wrong_hash() -> None:
 
 def test_pfc_frames_consumed_by_the_program_are_not_data_drops() -> None:
     topo = _topo()
-    final = {s.name: {"ports": {}} for s in topo.switches}
+    final: dict[str, Any] = {s.name: {"ports": {}, "switch": {"dropped": 0}} for s in topo.switches}
     final["rtsw1"]["ports"]["7"] = {"pfc_tx": 2}  # rtsw1 port 7 faces ctsw2
-    switches = {s.name: {"dropped": 0.0, "p4_drops": 0.0} for s in topo.switches}
-    switches["ctsw2"]["dropped"] = 3.0  # 2 PFC frames consumed + 1 counted drop
-    switches["ctsw2"]["p4_drops"] = 1.0
-    _data_drops(topo, final, switches)
-    assert switches["ctsw2"]["pfc_rx"] == 2 and switches["ctsw2"]["data_drops"] == 1
-    assert switches["rtsw0"]["data_drops"] == 0
+    final["ctsw2"]["switch"]["dropped"] = 3  # 2 PFC frames consumed + 1 counted drop
+    counted = {s.name: {"p4_drops": 1 if s.name == "ctsw2" else 0} for s in topo.switches}
+    rec = RunRecord(0, final=final, program_counters=counted)
+    switches = {sw.name: sw for sw in _switches(topo, rec)}
+    assert switches["ctsw2"].counters["pfc_rx"] == 2
+    assert data_drops(switches["ctsw2"], PROCESS_DROPS) == 1
+    assert data_drops(switches["rtsw0"], PROCESS_DROPS) == 0
 
 
-@pytest.mark.parametrize("flow_id", ["", "a->b", "0x1"])
-def test_flows_without_qpns_get_no_uplink(flow_id: str) -> None:
-    pred, _ = _predictor("ecmp")
-    assert pred.predict([FLOWS[0].model_copy(update={"flow_id": flow_id})]) == [[]]
+@pytest.mark.parametrize("flow_id", ["", "a->b", "0x1", "1->2", "0x1->0x2->0x3"])
+def test_a_flow_id_is_a_qpn_pair(flow_id: str) -> None:
+    with pytest.raises(ValueError, match="flow id"):
+        FlowId.parse(flow_id)
 
 
 def test_the_lines_of_one_repair_are_one_change() -> None:

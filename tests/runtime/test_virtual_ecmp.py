@@ -46,7 +46,7 @@ def test_ecmp_collision_halves_the_collided_flows() -> None:
     done, r, _ = run(cfg, {"kind": "fat_flows", "pairs": PAIRS, "size_bytes": SIZE})
     assert done and len(r.flows) == 4 and all(f.bytes == SIZE for f in r.flows)
     for f in r.flows:
-        sqpn, dqpn = (int(x, 16) for x in f.flow_id.split("->"))
+        sqpn, dqpn = f.flow_id.src_qpn, f.flow_id.dst_qpn
         assert f.uplinks == [_predicted_uplink(ctl, f.src, f.dst, sqpn, dqpn)]
     per_uplink = Counter(f.uplinks[0] for f in r.flows)
     assert max(per_uplink.values()) == 2 and len(per_uplink) == 3  # a collision, an idle uplink

@@ -10,8 +10,10 @@ Two leaves, four spines, four hosts per leaf::
 
 from __future__ import annotations
 
+import zlib
 from collections.abc import Mapping, Sequence
 
+from emulator.measure.flowid import FlowId
 from emulator.measure.results import (
     CollectiveResult,
     ConservationResult,
@@ -27,6 +29,7 @@ from emulator.measure.results import (
 RATE = 10e9
 BIN_NS = 1_000_000  # 1 ms samples
 NBINS = 10
+QPN_MASK = 0xFFFFFF
 
 
 def link(src: str, port: int, dst: str, kind: str, up: bool, total: int) -> LinkSeries:
@@ -66,7 +69,7 @@ def flow(src: str, dst: str, nbytes: int, start_ns: int, end_ns: int) -> FlowRes
     return FlowResult(
         src=src,
         dst=dst,
-        flow_id=f"{src}-{dst}",
+        flow_id=FlowId(zlib.crc32(src.encode()) & QPN_MASK, zlib.crc32(dst.encode()) & QPN_MASK),
         bytes=nbytes,
         start_ns=start_ns,
         end_ns=end_ns,

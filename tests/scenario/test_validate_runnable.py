@@ -14,8 +14,8 @@ import pytest
 import yaml
 
 from emulator.cli.main import main
+from emulator.measure.assemble import finished_meta
 from emulator.measure.results import RunMeta
-from emulator.runtime.result_parts import finished_meta
 from emulator.scenario.metrics import METRIC_NAMES, summary_metrics
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -13,7 +13,7 @@ from emulator.target.switch import Switch
 
 from .bmv2json import Program, assign, eth_ipv4_udp, fld, hexv, prim
 from .fakes import FifoTM, ipv4_udp
-from .test_parser import parser_program
+from .test_packet_parser import parser_program
 from .test_v1model import flow_program
 
 HOSTILE = "x');__import__('os').system('touch /tmp/pwned')#\"{}"

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from emulator.target.switch import Switch
 
 from .fakes import FifoTM, ipv4_udp
-from .test_parser import parser_program
+from .test_packet_parser import parser_program
 from .test_v1model import flow_program
 
 L3 = Path(__file__).parent / "programs" / "l3_ecmp.json"

@@ -1,4 +1,4 @@
-"""Turn what a Mininet run produced into a :class:`RunResult`.
+"""Turn what a Mininet run produced into observation records (:mod:`emulator.measure`).
 
 Inputs: the RNIC process reports (per workload, per host), switch counter samples taken
 during the run (``show_stats_json``, every >= 200 ms), the kernel's interface counters
@@ -20,21 +20,21 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from emulator.measure.flows import CollectiveRecord, FlowRecord, conservation
-from emulator.measure.results import (
-    CollectiveResult,
-    ConservationResult,
-    FlowResult,
-    LinkSeries,
-    PauseEvent,
-    QueueSeries,
-    RunMeta,
-    RunResult,
-    Totals,
+from emulator.measure.flowid import FlowId
+from emulator.measure.flows import CollectiveRecord, FlowRecord
+from emulator.measure.observations import (
+    PROCESS_DROPS,
+    FlowObs,
+    HostObs,
+    LinkObs,
+    PauseObs,
+    QueueObs,
+    RunObservations,
+    SwitchObs,
+    numeric,
 )
 from emulator.runtime.mininet.sampler import KernelSeries
 from emulator.runtime.mininet.uplinks import CliChange, UplinkPredictor, assign_uplinks
-from emulator.runtime.result_parts import finished_meta, numeric
 from emulator.topology import ResolvedTopology
 
 WIRE_OVERHEAD_BYTES = 24
@@ -105,7 +105,7 @@ def _utilisation(
     return times, util
 
 
-def _links(topo: ResolvedTopology, rec: RunRecord) -> list[LinkSeries]:
+def _links(topo: ResolvedTopology, rec: RunRecord) -> list[LinkObs]:
     kern = rec.kernel if rec.kernel is not None and rec.kernel.rows else None
     out = []
     for link in topo.links:
@@ -131,24 +131,13 @@ def _links(topo: ResolvedTopology, rec: RunRecord) -> list[LinkSeries]:
             else:  # BMv2: no process counters, the kernel's (or nothing)
                 total_b, total_p = counts[-1] if counts else (0, 0)
             out.append(
-                LinkSeries(
-                    src=src,
-                    src_port=sp,
-                    dst=dst,
-                    dst_port=dp,
-                    kind=link.kind,
-                    up=up,
-                    rate_bps=float(link.rate_bps),
-                    bytes=total_b,
-                    packets=total_p,
-                    t_ns=t_ns,
-                    utilisation=util,
-                )
-            )
+                LinkObs(src, sp, dst, dp, link.kind, up, float(link.rate_bps), total_b, total_p,
+                        t_ns, util)
+            )  # fmt: skip
     return out
 
 
-def _queues(rec: RunRecord) -> list[QueueSeries]:
+def _queues(rec: RunRecord) -> list[QueueObs]:
     out = []
     for sw, stats in sorted(rec.final.items()):
         for key, q in sorted(stats.get("queues", {}).items()):
@@ -158,22 +147,14 @@ def _queues(rec: RunRecord) -> list[QueueSeries]:
             depths = [int(s.stats.get(sw, {}).get("queues", {}).get(key, {}).get("depth", 0))
                       for s in rec.samples]  # fmt: skip
             out.append(
-                QueueSeries(
-                    switch=sw,
-                    port=port,
-                    priority=prio,
-                    t_ns=[s.t_ns for s in rec.samples],
-                    depth=depths,
-                    max_depth=max([*depths, int(q.get("depth", 0))]),
-                    enqueued=int(q["enqueued"]),
-                    dequeued=int(q["dequeued"]),
-                    dropped=int(q["dropped"]),
-                )
-            )
+                QueueObs(sw, port, prio, [s.t_ns for s in rec.samples], depths,
+                         max([*depths, int(q.get("depth", 0))]), int(q["enqueued"]),
+                         int(q["dequeued"]), int(q["dropped"]))
+            )  # fmt: skip
     return out
 
 
-def _collectives(rec: RunRecord) -> list[CollectiveResult]:
+def _collectives(rec: RunRecord) -> list[CollectiveRecord]:
     out = []
     for reports in rec.reports:
         recs = [r["collective"] for r in reports.values() if r.get("collective")]
@@ -188,22 +169,21 @@ def _collectives(rec: RunRecord) -> list[CollectiveResult]:
             end_ns=max(int(r["end_ns"]) for r in recs) - rec.t0_mono_ns,
             busbw_factor=float(first["busbw_factor"]), num_qps=int(first.get("num_qps", 1)),
         )  # fmt: skip
-        out.append(CollectiveResult.from_record(merged))
+        out.append(merged)
     return out
 
 
-def _flows(rec: RunRecord) -> list[FlowResult]:
-    out = []
-    for reports in rec.reports:
-        for rep in reports.values():
-            for f in rep.get("flows", []):
-                fr = FlowRecord(
-                    src=f["src"], dst=f["dst"], flow_id=f["flow_id"], bytes=int(f["bytes"]),
-                    start_ns=int(f["start_ns"]) - rec.t0_mono_ns,
-                    end_ns=int(f["end_ns"]) - rec.t0_mono_ns,
-                )  # fmt: skip
-                out.append(FlowResult.from_record(fr))
-    return out
+def _flows(rec: RunRecord) -> list[FlowRecord]:
+    return [
+        FlowRecord(
+            src=f["src"], dst=f["dst"], flow_id=FlowId.parse(f["flow_id"]),
+            bytes=int(f["bytes"]), start_ns=int(f["start_ns"]) - rec.t0_mono_ns,
+            end_ns=int(f["end_ns"]) - rec.t0_mono_ns,
+        )
+        for reports in rec.reports
+        for rep in reports.values()
+        for f in rep.get("flows", [])
+    ]  # fmt: skip
 
 
 def _switch_counters(stats: Mapping[str, Any]) -> dict[str, float]:
@@ -215,60 +195,19 @@ def _switch_counters(stats: Mapping[str, Any]) -> dict[str, float]:
     return c
 
 
-def _data_drops(
-    topo: ResolvedTopology,
-    final: Mapping[str, Mapping[str, Any]],
-    switches: dict[str, dict[str, float]],
-) -> None:
-    """Set ``pfc_rx`` and ``data_drops`` (P4 drops less the PFC frames the program consumed).
-
-    A switch receives the PFC frames its switch neighbours sent on the facing port (hosts
-    send none); a program that drops received PFC frames without counting them in its drop
-    counter (roce_fabric.p4) consumed at most ``dropped - p4_drops`` of them.
-    """
-    pfc_rx = dict.fromkeys(switches, 0.0)
+def _pfc_rx(topo: ResolvedTopology, final: Mapping[str, Mapping[str, Any]]) -> dict[str, float]:
+    """PFC frames each switch received: what its switch neighbours sent on the facing port
+    (hosts send none)."""
+    pfc_rx: dict[str, float] = {}
     for link in topo.links:
         for src, sp, dst in ((link.a, link.a_port, link.b), (link.b, link.b_port, link.a)):
-            if dst in pfc_rx and not topo.is_host(src):
-                pfc_rx[dst] += _port_counter(final.get(src, {}), sp, "pfc_tx")
-    for sw, c in switches.items():
-        dropped = c.get("dropped", 0.0)
-        uncounted = dropped - c["p4_drops"] if "p4_drops" in c else dropped
-        c["pfc_rx"] = pfc_rx[sw]
-        c["data_drops"] = dropped - max(0.0, min(pfc_rx[sw], uncounted))
+            if not topo.is_host(src) and not topo.is_host(dst):
+                pfc_rx[dst] = pfc_rx.get(dst, 0.0) + _port_counter(final.get(src, {}), sp, "pfc_tx")
+    return pfc_rx
 
 
-def measured_flow_uplinks(
-    flows: list[FlowResult], measured: Mapping[tuple[str, int], Mapping[str, int]]
-) -> tuple[list[FlowResult], list[str]]:
-    """Flows with the uplinks their data frames were seen on (``uplinks_source`` measured)."""
-    out = []
-    for f in flows:
-        try:
-            qpn = int(f.flow_id.split("->")[-1], 16)
-        except ValueError:
-            out.append(f)
-            continue
-        ups = sorted(measured.get((f.dst, qpn), {}))
-        out.append(f.model_copy(update={"uplinks": ups, "uplinks_source": "measured"}))
-    seen = sum(1 for f in out if f.uplinks)
-    note = f"uplinks measured from frames captured on leaf uplinks ({seen}/{len(out)} flows seen)"
-    return out, [note]
-
-
-def build_result(
-    topo: ResolvedTopology,
-    rec: RunRecord,
-    meta: RunMeta,
-    incomplete: Sequence[str] = (),
-    uplinks: UplinkPredictor | None = None,
-    *,
-    measured: Mapping[tuple[str, int], Mapping[str, int]] | None = None,
-) -> RunResult:
-    """Assemble the RunResult of a Mininet run. FlowResult.uplinks: ``measured`` (bytes per
-    flow and uplink captured on the wire, mininet.capture) when given, else computed by
-    ``uplinks`` (the leaf program, labelled "predicted")."""
-    hosts = {h: rep.get("counters", {}) for reports in rec.reports for h, rep in reports.items()}
+def _switches(topo: ResolvedTopology, rec: RunRecord) -> list[SwitchObs]:
+    """Each switch's counters: its process's (BMv2: none), its program's, ``pfc_rx``."""
     switches = {sw: _switch_counters(st) for sw, st in rec.final.items()}
     for sw, pc in rec.program_counters.items():
         c = switches.setdefault(sw, _switch_counters({}))
@@ -276,50 +215,68 @@ def build_result(
         if not rec.final.get(sw):  # BMv2: no process counters, use what P4 counted
             c["dropped"] = float(pc.get("p4_drops", 0))
             c["pfc_tx"] = float(pc.get("p4_pfc_tx", 0))
-    _data_drops(topo, rec.final, switches)
-    sent = sum(int(c.get("tx_pkts", 0)) for c in hosts.values())
-    received = sum(int(c.get("rx_pkts", 0)) for c in hosts.values())
-    pfc_in = sum(int(c.get("pause_frames", 0)) for c in hosts.values())
-    drops = int(
-        sum(c["data_drops"] + c.get("tail_dropped", 0) + c.get("unknown_port", 0)
-            + c.get("errors", 0) + c["tx_errors"] for c in switches.values())
-    )  # fmt: skip
-    in_flight = sum(
-        int(q.get("depth", 0)) for st in rec.final.values() for q in st.get("queues", {}).values()
-    )
-    cons = conservation(sent, received - pfc_in, drops, in_flight)
-    totals = Totals(
-        packets_sent=sent,
-        packets_delivered=received - pfc_in,
-        drops=drops,
-        pause_frames=int(sum(c["pfc_tx"] for c in switches.values())),
-        pause_frames_hosts=sum(int(c.get("pauses_honoured", 0)) for c in hosts.values()),
-        retransmissions=sum(int(c.get("retransmitted_pkts", 0)) for c in hosts.values()),
-        naks=sum(int(c.get("naks_sent", 0)) for c in hosts.values()),
-        ecn_marks=int(sum(c.get("p4_ecn_marks", 0) for c in switches.values())),
-    )
-    pauses = [
-        PauseEvent(
-            t_ns=int(t) - rec.t0_mono_ns, node=sw, port=int(p), priority=int(c), quanta=int(q)
+    pfc_rx = _pfc_rx(topo, rec.final)
+    out = []
+    for sw, c in switches.items():
+        c["pfc_rx"] = pfc_rx.get(sw, 0.0)
+        queued = sum(
+            int(q.get("depth", 0)) for q in rec.final.get(sw, {}).get("queues", {}).values()
         )
+        out.append(SwitchObs(sw, c, queued=queued))  # PFC frames consumed: not seen, bounded
+    return out
+
+
+def _hosts(rec: RunRecord) -> list[HostObs]:
+    hosts = {h: rep.get("counters", {}) for reports in rec.reports for h, rep in reports.items()}
+    return [HostObs(h, c) for h, c in hosts.items()]
+
+
+def _pauses(rec: RunRecord) -> list[PauseObs]:
+    pauses = [
+        PauseObs(int(t) - rec.t0_mono_ns, sw, int(p), int(c), int(q))
         for sw, st in sorted(rec.final.items())
         for t, p, c, q in st.get("pfc_events", [])
     ]
+    return sorted(pauses, key=lambda e: e.t_ns)
+
+
+def measured_flow_uplinks(
+    flows: Sequence[FlowRecord], measured: Mapping[tuple[str, int], Mapping[str, int]]
+) -> tuple[list[FlowObs], list[str]]:
+    """Flows with the uplinks their data frames were seen on (``uplinks_source`` measured)."""
+    out = [
+        FlowObs(f, sorted(measured.get((f.dst, f.flow_id.dst_qpn), {})), "measured") for f in flows
+    ]
+    seen = sum(1 for f in out if f.uplinks)
+    note = f"uplinks measured from frames captured on leaf uplinks ({seen}/{len(out)} flows seen)"
+    return out, [note]
+
+
+def observations(
+    topo: ResolvedTopology,
+    rec: RunRecord,
+    incomplete: Sequence[str] = (),
+    uplinks: UplinkPredictor | None = None,
+    *,
+    measured: Mapping[tuple[str, int], Mapping[str, int]] | None = None,
+) -> RunObservations:
+    """What a Mininet run observed. Flows' uplinks: ``measured`` (bytes per flow and uplink
+    captured on the wire, mininet.capture) when given, else computed by ``uplinks`` (the
+    leaf program, labelled "predicted")."""
     if measured is not None:
         flows, notes = measured_flow_uplinks(_flows(rec), measured)
     else:
         flows, notes = assign_uplinks(uplinks, _flows(rec), rec.final, rec.changes)
-    return RunResult(
-        meta=finished_meta(meta, rec.end_ns, incomplete),
-        flows=flows,
-        collectives=_collectives(rec),
+    return RunObservations(
+        end_ns=rec.end_ns,
+        hosts=_hosts(rec),
+        switches=_switches(topo, rec),
         links=_links(topo, rec),
         queues=_queues(rec),
-        pauses=sorted(pauses, key=lambda e: e.t_ns),
-        cts_latency_ns=[int(x) for c in hosts.values() for x in c.get("cts_latency_ns", [])],
-        hosts={h: numeric(c) for h, c in hosts.items()},
-        switches=switches,
-        totals=totals,
-        conservation=ConservationResult.from_record(cons),
+        pauses=_pauses(rec),
+        flows=flows,
+        collectives=_collectives(rec),
+        accounting=PROCESS_DROPS,
         events=[*rec.events, *notes],
+        incomplete=incomplete,
     )

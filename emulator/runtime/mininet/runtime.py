@@ -23,14 +23,15 @@ from collections.abc import Mapping
 from typing import Any
 
 from emulator.errors import UserError
+from emulator.measure.assemble import assemble
+from emulator.measure.observations import P4_COUNTERS
 from emulator.measure.results import RunMeta, RunResult
 from emulator.runtime.base import RuntimeConfig
 from emulator.runtime.mininet.capture import UplinkCapture
-from emulator.runtime.mininet.collect import RunRecord, Sample, build_result, kernel_counters
+from emulator.runtime.mininet.collect import RunRecord, Sample, kernel_counters, observations
 from emulator.runtime.mininet.fabric import MininetFabric, workload_hosts
 from emulator.runtime.mininet.sampler import KernelSampler
 from emulator.runtime.mininet.uplinks import CliChange, UplinkPredictor
-from emulator.runtime.result_parts import P4_COUNTERS
 from emulator.traffic.qos import DSCP_BULK
 
 MIN_SAMPLE_NS = 200_000_000  # counter polling costs the switches CPU: at most 5 per second
@@ -271,6 +272,5 @@ class MininetRuntime:
         if self._capture is not None:
             self._capture.stop()  # the RNICs are done: every frame is on the wire
             measured = self._capture.measure()
-        return build_result(
-            self.config.topo, rec, meta, incomplete, self._predictor(), measured=measured
-        )
+        obs = observations(self.config.topo, rec, incomplete, self._predictor(), measured=measured)
+        return assemble(obs, meta)

@@ -5,7 +5,7 @@ running the leaf's own program (same BMv2 JSON, same command lines, replayed in 
 the runtime commands sent during the run) in an in-process ``Switch`` on a data frame of
 the flow, then *checked* against the leaf's observed per-uplink byte counters::
 
-    flow (src ip, dst ip, sQPN->dQPN)          leaf program (shadow Switch, same tables)
+    flow (src ip, dst ip, FlowId sQPN->dQPN)   leaf program (shadow Switch, same tables)
       └─ Ether/IPv4/UDP(sport(policy), 4791)/BTH(dQPN)  ──process(host port)──►  egress
          port in the leaf's uplinks  ──►  "rtsw0:7"
 
@@ -27,7 +27,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from emulator.control.apply import apply_commands
-from emulator.measure.results import FlowResult
+from emulator.measure.flows import FlowRecord
+from emulator.measure.observations import FlowObs
 from emulator.topology import ResolvedTopology
 from emulator.traffic.connection import QP_SLOTS
 from emulator.traffic.framing import RoceV2Framing
@@ -48,17 +49,6 @@ class CliChange:
     t_ns: int
     switch: str
     line: str
-
-
-def _flow_qpns(flow_id: str) -> tuple[int, int] | None:
-    """(source QPN, destination QPN) from a ``"0x101->0x301"`` flow id; None otherwise."""
-    parts = flow_id.split("->")
-    if len(parts) != 2:
-        return None
-    try:
-        return int(parts[0], 0), int(parts[1], 0)
-    except ValueError:
-        return None
 
 
 def _batches(changes: Sequence[CliChange]) -> list[list[CliChange]]:
@@ -114,13 +104,12 @@ class UplinkPredictor:
         apply_commands(sw, list(self.commands.get(leaf, ())), where=f"{leaf} (uplink shadow)")
         return sw
 
-    def _probe(self, sw: Any, flow: FlowResult) -> str | None:
+    def _probe(self, sw: Any, flow: FlowRecord) -> str | None:
         """The uplink the leaf sends this flow's data frame to (None: not up, or unknown)."""
         src, dst = self.by_ip.get(flow.src), self.by_ip.get(flow.dst)
-        qpns = _flow_qpns(flow.flow_id)
-        if src is None or dst is None or qpns is None:
+        if src is None or dst is None:
             return None
-        sqpn, dqpn = qpns
+        sqpn, dqpn = flow.flow_id.src_qpn, flow.flow_id.dst_qpn
         try:
             sport = flow_sport(
                 self.sport_policy, self.seed, (src.ip, sqpn), (dst.ip, dqpn), QP_SLOTS
@@ -138,7 +127,7 @@ class UplinkPredictor:
         return None
 
     def predict(
-        self, flows: Sequence[FlowResult], changes: Sequence[CliChange] = ()
+        self, flows: Sequence[FlowRecord], changes: Sequence[CliChange] = ()
     ) -> list[list[str]]:
         """Per flow, the uplinks its data took (several if a change moved it mid-flow)."""
         out: list[list[str]] = [[] for _ in flows]
@@ -166,7 +155,7 @@ class UplinkPredictor:
 
 def check_uplinks(
     topo: ResolvedTopology,
-    flows: Sequence[FlowResult],
+    flows: Sequence[FlowRecord],
     uplinks: Sequence[Sequence[str]],
     final: Mapping[str, Mapping[str, Any]],
 ) -> dict[str, tuple[bool, float] | None]:
@@ -208,17 +197,17 @@ def check_uplinks(
 
 def assign_uplinks(
     predictor: UplinkPredictor | None,
-    flows: list[FlowResult],
+    flows: Sequence[FlowRecord],
     final: Mapping[str, Mapping[str, Any]],
     changes: Sequence[CliChange] = (),
-) -> tuple[list[FlowResult], list[str]]:
+) -> tuple[list[FlowObs], list[str]]:
     """Flows with ``uplinks`` filled where the counters confirm them; notes for the events."""
     if predictor is None or not flows:
-        return flows, []
+        return [FlowObs(f) for f in flows], []
     try:
         uplinks = predictor.predict(flows, changes)
     except Exception as exc:  # a result without uplinks beats no result
-        return flows, [f"uplinks not computed: {type(exc).__name__}: {exc}"]
+        return [FlowObs(f) for f in flows], [f"uplinks not computed: {type(exc).__name__}: {exc}"]
     checks = check_uplinks(predictor.topo, flows, uplinks, final)
     notes = []
     rejected = set()
@@ -239,6 +228,5 @@ def assign_uplinks(
     for f, ups in zip(flows, uplinks, strict=True):
         host = by_ip.get(f.src)
         keep = host is not None and host.leaf not in rejected
-        update = {"uplinks": list(ups) if keep else [], "uplinks_source": "predicted"}
-        out.append(f.model_copy(update=update))
+        out.append(FlowObs(f, list(ups) if keep else [], "predicted"))
     return out, notes

@@ -107,7 +107,7 @@ class Sampler:
         self._prev_t = t
         for box, series in zip(self.boxes, self._series):
             # ``active`` only grows, in insertion order: the i-th queue keeps its index
-            for i, (key, depth) in enumerate(box.tm.active_depths()):
+            for i, (key, depth) in enumerate(box.queues.active_depths()):
                 if i == len(series):
                     series.append((array("q"), array("q")))
                     self.queues[(box.name, *key)] = series[i]

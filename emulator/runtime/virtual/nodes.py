@@ -2,9 +2,10 @@
 
 ::
 
-    LinkDir ─deliver─► SwitchBox.on_frame ─► Switch.receive ─► CountingTM.enqueue ─► dirty
-                                                                             ports ─┘
-    SwitchBox.flush ─► PortTx.kick(port) ─► pump: control frame, else TM ready?
+    LinkDir ─deliver─► SwitchBox.on_frame ─► Switch.receive ─► TrafficManager.enqueue
+                         ─► (tm.observer) QueueWatch.enqueued: dirty ports ─┐
+    SwitchBox.flush ◄───────────────────────────────────────────────────────┘
+                    ─► PortTx.kick(port) ─► pump: control frame, else TM ready?
                                                ─► Switch.transmit ─► LinkDir.send
     LinkDir ─deliver─► HostBox.on_frame ─► Rnic.on_frame ─► kick: Rnic.next_wakeup
                                             pump: Rnic.poll ─► LinkDir.send
@@ -16,8 +17,7 @@ time of every frame it sends (the link's own pacing; the TM runs with serialize=
 
 from __future__ import annotations
 
-from collections import deque
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping, Sized
 from typing import TYPE_CHECKING, Any
 
 from emulator.runtime.virtual.links import MAC_CONTROL, LinkDir
@@ -33,80 +33,49 @@ if TYPE_CHECKING:
 MAX_EGRESS_DROPS = 64  # frames one pump may see dropped by egress before yielding
 
 
-class CountingTM(TrafficManager):
-    """The target's TM, remembering which ports got frames and which queues were used.
+class QueueWatch:
+    """The runtime's view of one switch's TM queues (its :class:`QueueObserver`).
 
     ``dirty``: ports enqueued to since the last flush (their transmitters need a kick).
     ``active``: (port, priority) -> highest depth seen, for every queue that was used.
-    Frames the switch generated (clones: PFC frames of the RoCE program) are tracked apart
-    (``clones_queued`` / ``clone_drops``) so packet conservation counts RNIC frames only.
+    ``copy_drops``: frames the switch made (clones: PFC frames of the RoCE program)
+    tail-dropped, so packet conservation counts RNIC frames only.
     """
 
-    def __init__(self, clock: Callable[[], int], priority_queues: int) -> None:
-        super().__init__(clock, priority_queues, serialize=False)
+    __slots__ = ("_gauges", "active", "copy_drops", "dirty", "sw")
+
+    def __init__(self, sw: Switch) -> None:
+        self.sw = sw
         self.dirty: set[int] = set()
         self.active: dict[tuple[int, int], int] = {}
-        self._active_queues: list[tuple[tuple[int, int], deque[Any]]] = []  # sampler's view
-        self.clone_slot: int | None = None
-        self.clones_queued = 0
-        self.clone_drops = 0
-        self.generates_pfc = False
+        self.copy_drops = 0
+        self._gauges: list[tuple[tuple[int, int], Sized]] = []  # the sampler's view
 
-    def _is_clone(self, item: Any) -> bool:
-        slot = self.clone_slot
-        if slot is None:
-            return False
-        f = getattr(item, "f", None)
-        return f is not None and f[slot] != 0
-
-    def enqueue(
-        self,
-        port: int,
-        priority: int,
-        item: object,
-        length: int,
-        ingress_port: int | None = None,
-    ) -> bool:
-        """Enqueue as the TM does, and note the port, the queue and its depth."""
-        ok = super().enqueue(port, priority, item, length, ingress_port)
-        if not 0 <= priority < self.priority_queues:
-            return ok
+    def enqueued(self, port: int, priority: int, depth: int) -> None:
+        """Note the port and the queue's depth."""
+        self.dirty.add(port)
         key = (port, priority)
-        if ok:
-            self.dirty.add(port)
-            d = self.depth(port, priority)
-            if d > self.active.get(key, 0):
-                self.active[key] = d
-            if self._is_clone(item):
-                self.clones_queued += 1
-        else:
-            self.active.setdefault(key, 0)
-            if self._is_clone(item):
-                self.clone_drops += 1
-        return ok
+        if depth > self.active.get(key, 0):
+            self.active[key] = depth
 
-    def dequeue(self, port: int) -> Any:
-        """Dequeue as the TM does; keep the count of queued clones."""
-        d = super().dequeue(port)
-        if d is not None and self._is_clone(d.item):
-            self.clones_queued -= 1
-        return d
+    def tail_dropped(self, port: int, priority: int, item: object) -> None:
+        """Note the queue; count the frame if the switch made it."""
+        self.active.setdefault((port, priority), 0)
+        if self.sw.is_copy(item):
+            self.copy_drops += 1
 
     def active_depths(self) -> list[tuple[tuple[int, int], int]]:
         """(port, priority) and current depth of every queue ever used (for sampling)."""
-        queues = self._active_queues
-        if len(queues) != len(self.active):  # ``active`` only grows, in insertion order
-            for key in list(self.active)[len(queues) :]:
-                port = self._ports.get(key[0])
-                queues.append((key, port.queues[key[1]].entries if port else deque()))
-        return [(key, len(entries)) for key, entries in queues]
+        gauges = self._gauges
+        if len(gauges) != len(self.active):  # ``active`` only grows, in insertion order
+            for key in list(self.active)[len(gauges) :]:
+                gauges.append((key, self.sw.tm.depth_gauge(*key)))
+        return [(key, len(g)) for key, g in gauges]
 
-    def set_pfc_thresholds(
-        self, port: int, xoff: int | None, xon: int = 0, quanta: int = 0xFFFF
-    ) -> None:
-        """As the TM; afterwards the runtime also polls the generated-PFC queues."""
-        super().set_pfc_thresholds(port, xoff, xon, quanta)
-        self.generates_pfc = True
+    def copies_queued(self) -> int:
+        """Frames the switch made that are queued now."""
+        tm, is_copy = self.sw.tm, self.sw.is_copy
+        return sum(1 for p in tm.ports() for item in tm.queued_items(p) if is_copy(item))
 
 
 class PortTx:
@@ -152,7 +121,7 @@ class PortTx:
             self.arm(self.busy_until)
             return
         sw, tm, port = self.box.sw, self.box.tm, self.port
-        frame = tm.pop_control_frame(port) if tm.generates_pfc else None
+        frame = tm.pop_control_frame(port) if tm.generates_control else None
         if frame is None:
             for _ in range(MAX_EGRESS_DROPS):
                 ready = sw.transmit_ready(port)
@@ -185,7 +154,7 @@ class SwitchBox:
         self.engine = engine
         self.name = node.name
         self.role = node.role
-        self.tm = CountingTM(engine, priority_queues)
+        self.tm = TrafficManager(engine, priority_queues, serialize=False)
         self.sw = Switch(
             dict(program),
             device_id=node.device_id,
@@ -195,7 +164,8 @@ class SwitchBox:
             seed=seed,
             tm=self.tm,
         )
-        self.tm.clone_slot = self.sw.program.layout.std.get("instance_type")
+        self.queues = QueueWatch(self.sw)
+        self.tm.observer = self.queues
         self.tx: dict[int, PortTx] = {}
         self.pfc_rx = 0  # PFC frames received
         self.pfc_consumed = 0  # ... of which the program dropped (not data drops)
@@ -222,9 +192,9 @@ class SwitchBox:
     def flush(self, t: int) -> None:
         """Kick the transmitters of every port that got frames (or PFC frames to send)."""
         tm = self.tm
-        dirty = tm.dirty
+        dirty = self.queues.dirty
         while True:
-            if tm.generates_pfc:  # a dequeue may have generated one (XON) for an idle port
+            if tm.generates_control:  # a dequeue may have generated one (XON) for an idle port
                 for p in tm.control_pending():
                     tx = self.tx.get(p)
                     if tx is not None and tx.idle(t):

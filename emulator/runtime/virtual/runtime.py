@@ -17,8 +17,8 @@ faster than real time for small fabrics.
 
     Engine (virtual.engine) ── clock ──► every Switch / TM / Rnic
       │ events: link arrivals, transmitter wake-ups, samples, scheduled callables
-    HostBox (Rnic) ─LinkDir─► SwitchBox (Switch + CountingTM) ─LinkDir─► ... ─► HostBox
-    Ledger + Sampler (virtual.measure) ──► virtual.result.build_result ──► RunResult
+    HostBox (Rnic) ─LinkDir─► SwitchBox (Switch, TM, QueueWatch) ─LinkDir─► ... ─► HostBox
+    Ledger + Sampler (virtual.measure) ──► virtual.observe ──► measure.assemble ──► RunResult
 
 Time is integer ns since ``start()``. Each link direction serialises a frame in
 ``(len + 24) * 8 / rate`` then propagates it for ``delay_ns``.
@@ -36,13 +36,14 @@ from typing import Any
 from emulator.control.apply import apply_commands
 from emulator.control.render import command_lines
 from emulator.errors import UserError
+from emulator.measure.assemble import assemble
 from emulator.measure.results import RunMeta, RunResult
 from emulator.runtime.base import RuntimeConfig
 from emulator.runtime.virtual.engine import Engine
 from emulator.runtime.virtual.links import LinkDir
 from emulator.runtime.virtual.measure import Ledger, Sampler
 from emulator.runtime.virtual.nodes import HostBox, SwitchBox
-from emulator.runtime.virtual.result import build_result
+from emulator.runtime.virtual.observe import observe
 from emulator.target.pcap import PcapWriter
 from emulator.traffic.endpoints import build_rnics
 from emulator.traffic.rnic import RnicConfig
@@ -356,4 +357,4 @@ class VirtualRuntime:
             return RunResult(
                 meta=meta.model_copy(update={"complete": False, "incomplete_reason": reason})
             )
-        return build_result(self, meta)
+        return assemble(observe(self), meta)

@@ -33,6 +33,7 @@ import numpy as np
 from pydantic import ValidationError
 
 from emulator.errors import UserError
+from emulator.measure.flowid import FlowId
 from emulator.scaler.model.fabric import ClosFabric
 from emulator.scaler.model.routing import link_loads
 
@@ -214,7 +215,7 @@ def slowdowns(run: EmulatedRun, paths: str = "measured", seed: int = 0) -> list[
 def _replay_uplink(
     src: str,
     dst: str,
-    flow_id: str,
+    flow_id: FlowId,
     lb: str,
     algo: str,
     uplinks: int,
@@ -234,8 +235,8 @@ def _replay_uplink(
 
     if lb not in ("ecmp", "eecmp"):
         return -1
+    sq, dq = flow_id.src_qpn, flow_id.dst_qpn
     try:
-        sq, dq = (int(x, 16) for x in flow_id.split("->"))
         fields = [
             (int(ip_address(src)), 32),
             (int(ip_address(dst)), 32),
@@ -244,7 +245,7 @@ def _replay_uplink(
             (4791, 16),
         ]
     except ValueError:
-        return -1  # not a QPN pair: keep the measured path
+        return -1  # not an IPv4 address pair: keep the measured path
     if lb == "eecmp":
         fields.append((dq, 24))
     return v1model_hash(algo, fields, 0, 65536) % uplinks
