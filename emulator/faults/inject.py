@@ -22,8 +22,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from emulator.faults.impair import Impairment
 from emulator.faults.timeline import Action
+from emulator.target.impair import Impairment
 from emulator.target.pfc import encode_pfc
 from emulator.traffic.seeding import rng
 
@@ -107,6 +107,8 @@ class FaultLog:
     events: list[LinkEvent] = field(default_factory=list)
     impairments: list[Impairment] = field(default_factory=list)
     storm_frames: dict[int, int] = field(default_factory=dict)
+    #: (fault, switch, port) impaired inside switch processes (Mininet, built-in target)
+    remote: list[tuple[int, str, int]] = field(default_factory=list)
 
 
 class FaultInjector:
@@ -177,6 +179,9 @@ class FaultInjector:
         return list(self._rt._link_dirs(a, b))
 
     def _impair(self, act: Action) -> None:
+        if not hasattr(self._rt, "_link_dirs"):
+            self._impair_remote(act)
+            return
         key = (act.fault, act.a, act.b)
         if act.op == "impair_on":
             imp = Impairment(
@@ -192,6 +197,23 @@ class FaultInjector:
             for d in self._dirs(act.a, act.b):
                 if d.impair is imp:
                     d.impair = None
+
+    def _impair_remote(self, act: Action) -> None:
+        """Mininet: the switch process at each switch end impairs what it sends on the link
+        (a host's own transmissions stay clean: its RNIC is a separate process)."""
+        topo = self._rt.config.topo
+        switches = {s.name for s in topo.switches}
+        for lk in topo.links_between(act.a, act.b):
+            for node, port in ((lk.a, lk.a_port), (lk.b, lk.b_port)):
+                if node not in switches:
+                    continue
+                if act.op == "impair_off":
+                    self._rt.fabric.switch_cli(node, f"set_port_impair {port} off")
+                    continue
+                seed = rng(self.seed, "fault", act.fault, node, port).getrandbits(63)
+                line = f"set_port_impair {port} {act.mode} {act.probability!r} {seed}"
+                self._rt.fabric.switch_cli(node, line)
+                self.log.remote.append((act.fault, node, port))
 
     def _stuck_receiver(self, act: Action) -> None:
         """A host stops draining: frames to it vanish, it pauses its leaf, every class."""

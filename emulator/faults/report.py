@@ -75,6 +75,26 @@ def _lost(f: Any, imps: list[Any], rt: Any, topo: Any) -> int | None:
     return _lost_on_links(rt, _fault_links(f, topo))
 
 
+def _remote_counts(session: FaultSession, rt: Any) -> dict[int, tuple[int, int]]:
+    """Mininet: fault -> (lost, corrupted) from the switch processes' port counters."""
+    remote = session.injector.log.remote if session.injector else []
+    if not remote:
+        return {}
+    try:
+        stats = rt.fabric.switch_stats()
+    except Exception:  # a switch gone: no figures rather than no result
+        return {}
+    out: dict[int, tuple[int, int]] = {}
+    for fault, sw, port in set(remote):
+        p = stats.get(sw, {}).get("ports", {}).get(str(port), {})
+        lost, bad = out.get(fault, (0, 0))
+        out[fault] = (
+            lost + int(p.get("impaired_lost", 0)),
+            bad + int(p.get("impaired_corrupted", 0)),
+        )
+    return out
+
+
 def _workload_end(result: Any) -> int:
     ends = [c.end_ns for c in result.collectives] + [f.end_ns for f in result.flows]
     return max(ends, default=result.meta.end_ns) or result.meta.end_ns
@@ -87,6 +107,7 @@ def _per_fault(session: FaultSession, rt: Any, result: Any) -> list[dict[str, An
     repairs = session.repair.repairs if session.repair else []
     totals = (int(result.totals.retransmissions), _timeouts(result))
     marks = sorted(session.marks, key=lambda m: (m[1], m[0]))
+    remote = _remote_counts(session, rt)
     out = []
     for i, f in enumerate(session.faults):
         mine = [r for r in repairs if r.fault == i]
@@ -111,6 +132,8 @@ def _per_fault(session: FaultSession, rt: Any, result: Any) -> list[dict[str, An
             "packets_lost": _lost(f, imps, rt, session.topo),
             "frames_corrupted": sum(m.corrupted for m in imps),
         }
+        if i in remote:
+            entry["packets_lost"], entry["frames_corrupted"] = remote[i]
         entry |= _span_counts(i, marks, totals)
         out.append(entry)
     return out

@@ -21,7 +21,9 @@ from emulator.faults.schema import Fault, check_fault_names
 from emulator.faults.timeline import expand
 from emulator.ib.subnet import SmOptions
 
-VIRTUAL_ONLY = ("loss", "corrupt", "stuck_receiver")
+VIRTUAL_ONLY = ("stuck_receiver",)
+#: in Mininet only with the built-in target (its switch process impairs its ports)
+BUILTIN_ONLY = ("loss", "corrupt")
 
 
 @dataclass
@@ -63,6 +65,9 @@ class FaultSession:
             if odd or self.watchdog_ns is not None:
                 what = ", ".join(odd) or "switch.pfc.watchdog_ms"
                 raise UserError(f"{what}: runs in the virtual runtime only (--runtime virtual)")
+            odd = sorted({f.kind for f in self.faults if f.kind in BUILTIN_ONLY})
+            if odd and rt.config.target != "builtin":
+                raise UserError(f"{', '.join(odd)}: in Mininet needs the built-in target")
         self.clock = VirtualScheduler(rt) if virtual else SlicedScheduler(rt)
         if self.watchdog_ns is not None:
             for box in rt.boxes.values():

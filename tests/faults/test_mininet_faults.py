@@ -19,13 +19,13 @@ pytestmark = pytest.mark.mininet
 def test_link_and_switch_faults_in_mininet_leave_nothing_running(tmp_path: Path) -> None:
     before = _children()
     faults = [
-        {"at_ms": 1300, "kind": "link_down", "link": ["rtsw0", "ctsw0"], "detect_ms": 50},
-        {"at_ms": 1600, "kind": "switch_down", "switch": "ctsw1", "detect_ms": 50},
-        {"at_ms": 1900, "kind": "switch_up", "switch": "ctsw1", "detect_ms": 50},
-        {"at_ms": 2000, "kind": "link_up", "link": ["rtsw0", "ctsw0"], "detect_ms": 50},
+        {"at_ms": 1100, "kind": "link_down", "link": ["rtsw0", "ctsw0"], "detect_ms": 50},
+        {"at_ms": 1250, "kind": "switch_down", "switch": "ctsw1", "detect_ms": 50},
+        {"at_ms": 1400, "kind": "switch_up", "switch": "ctsw1", "detect_ms": 50},
+        {"at_ms": 1550, "kind": "link_up", "link": ["rtsw0", "ctsw0"], "detect_ms": 50},
     ]
     rnic = {"chunk_bytes": 16384, "rto_ms": 200}
-    work = {"kind": "fat_flows", "pairs": [["h0", "h2"], ["h1", "h3"]], "size_bytes": 262144}
+    work = {"kind": "fat_flows", "pairs": [["h0", "h2"], ["h1", "h3"]], "size_bytes": 1 << 20}
     out = run(tmp_path, faults=faults, rnic=rnic, workload=work, runtime="mininet",
               duration_ms=30000)  # fmt: skip
     r = out.result
@@ -50,7 +50,24 @@ def test_link_and_switch_faults_in_mininet_leave_nothing_running(tmp_path: Path)
     assert _children() <= before  # no switch, RNIC or host shell left behind
 
 
-def test_impairments_are_refused_in_mininet(tmp_path: Path) -> None:
-    fault = {"at_ms": 10, "kind": "loss", "link": ["h1", "rtsw0"], "probability": 0.1, "for_ms": 5}
+def test_loss_and_corruption_in_the_switch_processes(tmp_path: Path) -> None:
+    """rtsw1 drops 5% of what it sends to h3 and corrupts 5% of what it sends to h2."""
+    faults = [
+        {"at_ms": 1000, "kind": "loss", "link": ["rtsw1", "h3"], "probability": 0.05, "for_ms": 20000},
+        {"at_ms": 1000, "kind": "corrupt", "link": ["rtsw1", "h2"], "probability": 0.05,
+         "for_ms": 20000},
+    ]  # fmt: skip
+    rnic = {"chunk_bytes": 16384, "rto_ms": 200}
+    out = run(tmp_path, faults=faults, rnic=rnic, runtime="mininet", duration_ms=30000)
+    r = out.result
+    assert out.error is None, out.error
+    assert r.meta.complete and r.faults is not None
+    loss, corrupt = r.faults["faults"]
+    assert loss["packets_lost"] > 0 and corrupt["frames_corrupted"] > 0
+    assert r.faults["icrc_errors"] > 0 and r.totals.retransmissions > 0
+
+
+def test_stuck_receiver_is_refused_in_mininet(tmp_path: Path) -> None:
+    fault = {"at_ms": 10, "kind": "stuck_receiver", "host": "h3", "for_ms": 5}
     with pytest.raises(UserError, match="virtual runtime only"):
         run(tmp_path, faults=[fault], runtime="mininet")

@@ -8,7 +8,7 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from emulator.faults.impair import HEADERS, Impairment, flip_bit
+from emulator.target.impair import HEADERS, Impairment, flip_bit
 from emulator.target.pfc import PfcFlowControl, encode_pfc, quanta_to_ns
 from emulator.traffic import opcodes as op
 from emulator.traffic.framing import RoceV2Framing

@@ -102,7 +102,7 @@ class LinkDir:
         #: optional pcap writers: frames sent (at the switch egress) / received (at ingress)
         self.pcap_out: PcapWriter | None = None
         self.pcap_in: PcapWriter | None = None
-        #: fault injection (emulator.faults.impair): data frame -> frame (maybe altered) or
+        #: fault injection (emulator.target.impair): data frame -> frame (maybe altered) or
         #: None (lost, counted in ``dropped``); None = a clean link
         self.impair: Callable[[bytes], bytes | None] | None = None
 

@@ -1,9 +1,10 @@
 """Wire-level impairments of one link direction: seeded random loss, bit corruption, a
 stuck receiver's black hole.
 
-A :class:`LinkDir` with ``impair`` set passes every data frame (PFC frames are exempt: the
-MAC handles them) through it before the wire; ``None`` means lost (the link counts it as
-dropped), otherwise the frame goes on, possibly with one bit flipped::
+Every data frame (PFC frames are exempt: the MAC handles them) passes through an
+:class:`Impairment` before the wire; ``None`` means lost, otherwise the frame goes on,
+possibly with one bit flipped. The virtual runtime's ``LinkDir.impair`` and the switch
+process's ``set_port_impair`` command (emulator.target.process) use it::
 
     corrupt: flip one bit after the headers (Eth 14 + IPv4 20 + UDP 8 + BTH 12), inside the
              payload or, for payload-less frames (ACK/NAK/CTS), the ICRC itself, so switches
