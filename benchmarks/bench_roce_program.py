@@ -41,7 +41,7 @@ def main() -> None:
     print(f"compile: {time.perf_counter() - t0:.2f} s")
     topo = resolve(load_clos("two_rack_4spine"))
     frames = [frame(0xC000 + i, i) for i in range(2000)]
-    for mode in ("ecmp", "eecmp", "pin", "flowlet"):
+    for mode in ("ecmp", "eecmp", "pinning", "flowlet"):
         rates = []
         for _ in range(5):
             sw = Switch(program, priority_queues=8, port_speed_bps={p: 1e10 for p in range(1, 9)})

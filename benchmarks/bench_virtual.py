@@ -34,9 +34,10 @@ from typing import Any
 from emulator.control import FabricConfig, FabricController
 from emulator.measure.results import RunMeta
 from emulator.p4c import compile_file
-from emulator.runtime.base import RuntimeConfig
+from emulator.plan.spec import RunPlan
 from emulator.runtime.virtual.runtime import VirtualRuntime
 from emulator.topology import LinkSpec, ResolvedTopology, TopologySpec, load_clos, resolve
+from emulator.traffic.rnic_process import rnic_config_from_dict
 
 PROGRAM = Path(__file__).resolve().parents[1] / "p4" / "roce_fabric.p4"
 META = RunMeta(scenario="bench", runtime="virtual", target="builtin")
@@ -58,18 +59,20 @@ def big_spec() -> TopologySpec:
     )
 
 
-def make_config(topo: ResolvedTopology, prog: dict[str, Any], **kw: Any) -> RuntimeConfig:
-    """Every switch runs roce_fabric.p4 with the controller's commands (E-ECMP)."""
+def make_config(
+    topo: ResolvedTopology, prog: dict[str, Any], rnic: dict[str, Any] | None = None
+) -> RunPlan:
+    """Every switch runs roce_fabric.p4 with the controller's operations (E-ECMP)."""
     ctl = FabricController(topo, FabricConfig(lb_mode="eecmp"))
-    return RuntimeConfig(
+    return RunPlan(
         topo,
         {s.name: prog for s in topo.switches},
-        {s.name: ctl.command_file(s.name).splitlines() for s in topo.switches},
-        **kw,
+        {s.name: ctl.switch_ops(s.name) for s in topo.switches},
+        rnic=rnic_config_from_dict(rnic or {}),
     )
 
 
-def one_run(cfg: RuntimeConfig, workload: dict[str, Any]) -> dict[str, float]:
+def one_run(cfg: RunPlan, workload: dict[str, Any]) -> dict[str, float]:
     """Start, run to completion, collect; timings and engine figures."""
     t0 = time.perf_counter()
     rt = VirtualRuntime(cfg)
@@ -98,7 +101,7 @@ def one_run(cfg: RuntimeConfig, workload: dict[str, Any]) -> dict[str, float]:
     }
 
 
-def cases(prog: dict[str, Any], quick: bool) -> list[tuple[str, RuntimeConfig, dict[str, Any]]]:
+def cases(prog: dict[str, Any], quick: bool) -> list[tuple[str, RunPlan, dict[str, Any]]]:
     """(label, config, workload) of every benchmark case."""
     out = []
     four = resolve(load_clos("two_rack_4spine"))
@@ -140,7 +143,7 @@ def cases(prog: dict[str, Any], quick: bool) -> list[tuple[str, RuntimeConfig, d
     return out
 
 
-def big_case(prog: dict[str, Any]) -> tuple[str, RuntimeConfig, dict[str, Any]]:
+def big_case(prog: dict[str, Any]) -> tuple[str, RunPlan, dict[str, Any]]:
     """1,024 hosts: 32 racks x 32 GPUs, 16 spines; 512 fat flows of 16 KiB."""
     link = LinkSpec(rate_bps=10_000_000, delay_ns=1000)
     spec = TopologySpec(
@@ -158,9 +161,7 @@ def big_case(prog: dict[str, Any]) -> tuple[str, RuntimeConfig, dict[str, Any]]:
     return "1024 hosts fat 512x16KiB", make_config(resolve(spec), prog), work
 
 
-def measure(
-    cfg: RuntimeConfig, work: dict[str, Any], repeat: int
-) -> dict[str, list[dict[str, float]]]:
+def measure(cfg: RunPlan, work: dict[str, Any], repeat: int) -> dict[str, list[dict[str, float]]]:
     """``repeat`` runs with the cache off and on, interleaved."""
     runs: dict[str, list[dict[str, float]]] = {"0": [], "1": []}
     for _ in range(repeat):

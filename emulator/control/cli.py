@@ -11,8 +11,8 @@ from pathlib import Path
 from emulator.control.config import FabricConfig, PfcConfig
 from emulator.control.controller import FabricController
 from emulator.control.errors import ControlError
-from emulator.control.names import HASH_ALGOS, LB_MODES
 from emulator.topology import load_clos, resolve
+from emulator.vocab import HashAlgo, LbMode
 
 HELP = "render simple_switch_CLI command files for roce_fabric.p4 from a topology"
 
@@ -21,9 +21,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``fabemu control``."""
     parser.add_argument("topology", help="topology name (topologies/*.yaml) or YAML path")
     parser.add_argument("--out", required=True, help="directory for <switch>.cli files")
-    parser.add_argument("--lb-mode", choices=sorted(LB_MODES), default="eecmp")
+    parser.add_argument("--lb-mode", choices=[str(m) for m in LbMode], default=str(LbMode.EECMP))
     parser.add_argument(
-        "--hash", choices=sorted(HASH_ALGOS), default=None, help="one algorithm for every tier"
+        "--hash",
+        choices=[str(h) for h in HashAlgo],
+        default=None,
+        help="one algorithm for every tier",
     )
     parser.add_argument("--no-pfc", action="store_true", help="do not program PFC generation")
     parser.add_argument(

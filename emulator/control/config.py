@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from emulator import vocab
 from emulator.control.errors import ControlError
-from emulator.control.names import HASH_ALGOS, LB_MODES
-from emulator.traffic import qos
+from emulator.traffic.qos import dscp_to_tc_entries
+from emulator.vocab import HashAlgo, LbMode
 
 
 def _default_hashes() -> dict[str, str]:
@@ -24,7 +25,7 @@ class PfcConfig:
     """
 
     enabled: bool = True
-    priorities: tuple[int, ...] = (qos.TC_BULK,)
+    priorities: tuple[int, ...] = (vocab.TC_BULK,)
     xoff: int | None = None
     xon: int | None = None
     #: pause time per XOFF in 512-bit quanta; None: derived (pfc_headroom.pause_quanta)
@@ -49,14 +50,14 @@ class PfcConfig:
 class FabricConfig:
     """Per-fabric control-plane settings; the defaults follow Meta's RoCE fabric."""
 
-    lb_mode: str = "eecmp"
+    lb_mode: LbMode = LbMode.EECMP
     #: hash algorithm per role (leaf, spine, agg)
     hash_algos: dict[str, str] = field(default_factory=_default_hashes)
     flowlet_gap_us: int = 100
     #: (dscp, traffic class) pairs; other DSCPs get TC 0
-    dscp_to_tc: tuple[tuple[int, int], ...] = tuple(qos.dscp_to_tc_entries())
+    dscp_to_tc: tuple[tuple[int, int], ...] = tuple(dscp_to_tc_entries())
     #: traffic class -> egress queue (identity: the TC is the queue and the PFC priority)
-    tc_to_queue: tuple[tuple[int, int], ...] = tuple((tc, tc) for tc in range(qos.NUM_TCS))
+    tc_to_queue: tuple[tuple[int, int], ...] = tuple((tc, tc) for tc in range(vocab.NUM_TCS))
     pfc: PfcConfig = field(default_factory=PfcConfig)
     #: ECN CE-marking threshold (packets) per priority; empty = off (Meta runs DCQCN off)
     ecn_thresholds: tuple[tuple[int, int], ...] = ()
@@ -64,13 +65,15 @@ class FabricConfig:
     queue_depth: int | None = None
 
     def __post_init__(self) -> None:
-        if self.lb_mode not in LB_MODES:
-            raise ControlError(f"lb_mode {self.lb_mode!r}: expected one of {sorted(LB_MODES)}")
+        try:
+            object.__setattr__(self, "lb_mode", LbMode(self.lb_mode))
+        except ValueError:
+            modes = [str(m) for m in LbMode]
+            raise ControlError(f"lb_mode {self.lb_mode!r}: expected one of {modes}") from None
         for role, algo in self.hash_algos.items():
-            if algo not in HASH_ALGOS:
-                raise ControlError(
-                    f"hash_algos[{role!r}] = {algo!r}: expected one of {sorted(HASH_ALGOS)}"
-                )
+            if algo not in set(HashAlgo):
+                algos = [str(h) for h in HashAlgo]
+                raise ControlError(f"hash_algos[{role!r}] = {algo!r}: expected one of {algos}")
         if self.flowlet_gap_us < 0:
             raise ControlError(f"flowlet_gap_us must be >= 0, got {self.flowlet_gap_us}")
         for dscp, tc in self.dscp_to_tc:

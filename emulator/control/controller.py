@@ -3,7 +3,9 @@
 ctl = FabricController(resolve(load_clos("two_rack_2spine")), FabricConfig())
 text = ctl.command_file("rtsw0")            # the switch's full command file
 ctl.apply({"rtsw0": switch0, ...})          # program fresh switches (CommandSinks)
-diff = ctl.fail_link("rtsw0", "ctsw1")      # {switch: command text} of the repair
+ops = ctl.switch_ops("rtsw0")               # the same as typed operations
+diff = ctl.link_changed("rtsw0", "ctsw1", up=False)  # {switch: typed ops} of the repair
+text = ctl.fail_link("rtsw0", "ctsw1")      # the same as command text
 ctl.selection("rtsw0", "10.0.1.0/24")       # next hops in selector order
 """
 
@@ -16,9 +18,10 @@ from emulator.control import pfc_headroom
 from emulator.control.apply import CommandSink, apply_commands
 from emulator.control.config import FabricConfig
 from emulator.control.errors import ControlError
-from emulator.control.render import command_lines, render_ops, render_switch
+from emulator.control.render import command_lines, repair_ops, switch_ops
 from emulator.control.routes import LinkId, NextHop, SwitchRoutes, compute_routes, links_between
 from emulator.control.state import ProgramState
+from emulator.target.ops import SwitchOp, to_text
 from emulator.topology import ResolvedTopology
 
 
@@ -48,23 +51,27 @@ class FabricController:
         self.failed: set[LinkId] = set()
         self.routes: dict[str, SwitchRoutes] = compute_routes(topo)
         self.states: dict[str, ProgramState] = {}
-        self._files: dict[str, str] = {}
+        self._ops: dict[str, tuple[SwitchOp, ...]] = {}
         for name, routes in self.routes.items():
             state = ProgramState()
             ops = state.program(routes)
             self.states[name] = state
-            self._files[name] = render_switch(routes, self.config, ops)
+            self._ops[name] = switch_ops(routes, self.config, ops)
 
     @property
     def switch_names(self) -> list[str]:
         """Names of the programmed switches, in device-id order."""
         return [s.name for s in self.topo.switches]
 
-    def command_file(self, switch: str) -> str:
-        """The command file that programs ``switch`` from fresh (as first computed)."""
-        if switch not in self._files:
+    def switch_ops(self, switch: str) -> tuple[SwitchOp, ...]:
+        """The typed operations that program ``switch`` from fresh (as first computed)."""
+        if switch not in self._ops:
             raise ControlError(f"topology {self.topo.name}: no switch {switch!r}")
-        return self._files[switch]
+        return self._ops[switch]
+
+    def command_file(self, switch: str) -> str:
+        """The command file (simple_switch_CLI text) of :meth:`switch_ops`."""
+        return to_text(self.switch_ops(switch))
 
     def apply(self, sinks: Mapping[str, CommandSink]) -> None:
         """Program each named switch (freshly started) with its command file."""
@@ -83,26 +90,35 @@ class FabricController:
             raise ControlError(f"topology {self.topo.name}: no switch {switch!r}")
         return self.states[switch].selection(prefix)
 
-    def _recompute(self, reason: str) -> dict[str, str]:
+    def _recompute(self, reason: str) -> dict[str, tuple[SwitchOp, ...]]:
         self.routes = compute_routes(self.topo, self.failed)
-        diffs: dict[str, str] = {}
+        diffs: dict[str, tuple[SwitchOp, ...]] = {}
         for name, routes in self.routes.items():
             ops = self.states[name].update(routes)
             if ops:
-                diffs[name] = render_ops(name, reason, ops)
+                diffs[name] = repair_ops(name, reason, ops)
         return diffs
 
-    def fail_link(self, a: str, b: str) -> dict[str, str]:
-        """Mark every link between ``a`` and ``b`` down; the repair commands per switch."""
+    def link_changed(self, a: str, b: str, up: bool) -> dict[str, tuple[SwitchOp, ...]]:
+        """Mark every link between ``a`` and ``b`` up or down; the repair per switch.
+
+        Only switches whose groups change appear, with only the members added to or removed
+        from groups (plus the new members they need): the minimal difference.
+        """
         ids = links_between(self.topo, a, b)
-        self.failed.update(ids)
-        return self._recompute(f"link {a} - {b} down")
+        if up:
+            self.failed.difference_update(ids)
+        else:
+            self.failed.update(ids)
+        return self._recompute(f"link {a} - {b} {'up' if up else 'down'}")
+
+    def fail_link(self, a: str, b: str) -> dict[str, str]:
+        """Mark every link between ``a`` and ``b`` down; the repair commands (text) per switch."""
+        return {k: to_text(v) for k, v in self.link_changed(a, b, up=False).items()}
 
     def restore_link(self, a: str, b: str) -> dict[str, str]:
-        """Mark the links between ``a`` and ``b`` up again; the commands per switch."""
-        ids = links_between(self.topo, a, b)
-        self.failed.difference_update(ids)
-        return self._recompute(f"link {a} - {b} up")
+        """Mark the links between ``a`` and ``b`` up again; the commands (text) per switch."""
+        return {k: to_text(v) for k, v in self.link_changed(a, b, up=True).items()}
 
     def apply_diff(self, diffs: Mapping[str, str], sinks: Mapping[str, CommandSink]) -> None:
         """Send repair commands to the switches that have a sink."""

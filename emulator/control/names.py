@@ -1,8 +1,14 @@
-"""Control-plane names of roce_fabric.p4's tables, actions and externs (as p4c names them)."""
+"""Control-plane names of roce_fabric.p4's tables, actions and externs (as p4c names them).
+
+The numbers the program and the control plane share (LB modes, hashes, roles, mirror
+sessions) are in :mod:`emulator.vocab`.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
+
+from emulator.vocab import NUM_TCS
 
 #: the program source, relative to the repository root
 PROGRAM_PATH = Path("p4") / "roce_fabric.p4"
@@ -45,17 +51,7 @@ PFC_RX_SEQ = f"{INGRESS}.pfc_rx_seq"
 PFC_PAUSED = "pfc_paused"
 QUEUE_OCCUPANCY = "queue_occupancy"
 
-#: mirror session of port p is PFC_MIRROR_BASE + p (PFC frames leave by p)
-PFC_MIRROR_BASE = 100
-#: priorities (queues) per port; counter index = port * NUM_PRIOS + priority
-NUM_PRIOS = 8
-
-# switch_config values (headers.p4)
-LB_MODES = {"ecmp": 0, "eecmp": 1, "pin": 2, "flowlet": 3}
-HASH_ALGOS = {"crc16": 0, "crc32": 1}
-ROLES = {"leaf": 0, "spine": 1, "agg": 2}
-
 
 def port_prio_index(port: int, priority: int) -> int:
     """Index of the (port, priority) slot of every per-queue counter and register."""
-    return port * NUM_PRIOS + priority
+    return port * NUM_TCS + priority

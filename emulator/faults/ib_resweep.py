@@ -1,6 +1,6 @@
 """InfiniBand recovery: the link goes down in ibsim, OpenSM re-sweeps, the new LFTs go in.
 
-    LinkEvent ─► IbRepair ─ clock.at(t + detect_ns) ─► ibsim console: Unlink "a"[port] / ReLink
+    runtime LinkEvent ─► IbRepair ─ call_at(t + delay) ─► ibsim console: Unlink "a"[port] / ReLink
                                                     ─► OpenSM -o (a heavy sweep; wall time kept)
                                                     ─► LFT diff ─► table_modify / add / delete
 
@@ -19,8 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from emulator.faults.inject import LinkEvent, Scheduler
-from emulator.faults.recovery import Repair
+from emulator.control.live import LinkEvent
 from emulator.ib.netfile import ib_port
 from emulator.ib.routing import IbRouting
 from emulator.ib.subnet import _READY, IbRoutingError, IbSubnet, SmOptions, _tail
@@ -101,34 +100,46 @@ def lft_diff(old: Mapping[int, int], new: Mapping[int, int], handles: dict[int, 
     return lines
 
 
+@dataclass(frozen=True)
+class IbRepairRecord:
+    """One re-sweep installed: the link event, when the LFTs went in, which switches."""
+
+    event: LinkEvent
+    at_ns: int
+    switches: tuple[str, ...]
+    commands: int
+    sweep_s: float
+
+
 @dataclass
 class IbRepair:
-    """Subscribes to link events; re-sweeps with OpenSM and installs the LFT differences."""
+    """Hears the runtime's link events; re-sweeps with OpenSM after the detection delay and
+    installs the LFT differences (the InfiniBand counterpart of the live controller)."""
 
     subnet: LiveIbSubnet
     opts: SmOptions
     runtime: Any
-    clock: Scheduler
+    detection_delay_ns: int = 0
     routing: IbRouting | None = None
     handles: dict[str, dict[int, int]] = field(default_factory=dict)
-    repairs: list[Repair] = field(default_factory=list)
-    sweeps_s: list[float] = field(default_factory=list)
+    repairs: list[IbRepairRecord] = field(default_factory=list)
 
     def start(self) -> None:
-        """The first sweep: the LFTs the run was programmed with (ftree is deterministic)."""
+        """The first sweep (the LFTs the run was programmed with: ftree is deterministic);
+        from now on every link event of the runtime reaches :meth:`on_link_event`."""
         self.routing, _ = self.subnet.sweep(self.opts)
         self.handles = lft_handles(self.routing)
+        self.runtime.subscribe(self)
 
     def on_link_event(self, event: LinkEvent) -> None:
-        """Schedule the re-sweep of ``event`` after its detection delay."""
-        if event.repair:
-            self.clock.at(event.t_ns + event.detect_ns, lambda: self._install(event))
+        """Schedule the re-sweep of ``event`` after the detection delay."""
+        at = event.t_ns + self.detection_delay_ns
+        self.runtime.call_at(at, lambda: self._install(event, at))
 
-    def _install(self, event: LinkEvent) -> None:
+    def _install(self, event: LinkEvent, at_ns: int) -> None:
         assert self.routing is not None
         self.subnet.set_link(event.a, event.b, event.up)
         new, secs = self.subnet.sweep(self.opts)
-        self.sweeps_s.append(secs)
         diffs = {}
         for sw, lft in new.lfts.items():
             lines = lft_diff(self.routing.lfts.get(sw, {}), lft, self.handles.setdefault(sw, {}))
@@ -137,9 +148,5 @@ class IbRepair:
             if lines:
                 diffs[sw] = lines
         self.routing = new
-        self.repairs.append(
-            Repair(
-                event.fault, event.a, event.b, event.up, event.t_ns, self.clock.now(),
-                tuple(sorted(diffs)), sum(len(v) for v in diffs.values()),
-            )
-        )  # fmt: skip
+        n = sum(len(v) for v in diffs.values())
+        self.repairs.append(IbRepairRecord(event, at_ns, tuple(sorted(diffs)), n, secs))

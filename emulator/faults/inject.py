@@ -1,13 +1,17 @@
-"""Play a fault timeline into a running network and publish link events.
+"""Play a fault timeline into a running network.
 
     timeline (emulator.faults.timeline) ─► FaultInjector ─► runtime.fail_link / restore_link
-                                              │             (virtual: LinkDir.impair, PFC storm)
-                                              └─ publish(LinkEvent) ─► listeners (route repair)
+                                              │   │          └─ the runtime publishes a LinkEvent
+                                              │   │             to its subscribers: the plan's
+                                              │   │             live controller (RoCE repair),
+                                              │   │             emulator.faults.ib_resweep (IB)
+                                              │   └ virtual: LinkDir.impair, PFC storm;
+                                              │     Mininet: the switch process's set_port_impair
+                                              └─ FaultLog: which fault caused which link change
 
 Link state is reference counted per node pair, so a link downed by a switch failure and by
-its own fault comes back only when both are over. Every physical change is one
-:class:`LinkEvent` given to :meth:`FaultInjector.publish`, the single place where the
-control plane hears about links (emulator.faults.recovery subscribes to it).
+its own fault comes back only when both are over; every physical change is one runtime
+``fail_link`` / ``restore_link`` and one :class:`FaultLinkEvent` in the log.
 
 The clock is a :class:`Scheduler`: the virtual runtime's event queue, or for real-time
 runtimes (Mininet) :class:`SlicedScheduler`, which runs the network in slices between events.
@@ -24,8 +28,8 @@ from typing import Any, Protocol
 
 from emulator.faults.timeline import Action
 from emulator.target.impair import Impairment
-from emulator.target.pfc import encode_pfc
 from emulator.traffic.seeding import rng
+from emulator.vocab.pfc import encode_pfc
 
 #: a stuck receiver re-sends its all-class XOFF this often (a PFC storm)
 STORM_PERIOD_NS = 1_000_000
@@ -88,23 +92,21 @@ class SlicedScheduler:
 
 
 @dataclass(frozen=True)
-class LinkEvent:
-    """A link went down or came up (both directions, all parallel links of the pair)."""
+class FaultLinkEvent:
+    """A link the injector took down or brought up, and the fault that did it."""
 
     t_ns: int
     a: str
     b: str
     up: bool
     fault: int
-    detect_ns: int
-    repair: bool
 
 
 @dataclass
 class FaultLog:
     """What the injector did, per fault index (read by emulator.faults.report)."""
 
-    events: list[LinkEvent] = field(default_factory=list)
+    events: list[FaultLinkEvent] = field(default_factory=list)
     impairments: list[Impairment] = field(default_factory=list)
     storm_frames: dict[int, int] = field(default_factory=dict)
     #: (fault, switch, port) impaired inside switch processes (Mininet, built-in target)
@@ -112,13 +114,12 @@ class FaultLog:
 
 
 class FaultInjector:
-    """Fires a timeline's actions at their times; one ``publish`` for every link change."""
+    """Fires a timeline's actions at their times against a started runtime."""
 
     def __init__(self, actions: Sequence[Action], seed: int) -> None:
         self.actions = list(actions)
         self.seed = seed
         self.log = FaultLog()
-        self.listeners: list[Callable[[LinkEvent], None]] = []
         self._down: dict[frozenset[str], int] = {}
         self._rt: Any = None
         self._clock: Scheduler | None = None
@@ -130,12 +131,6 @@ class FaultInjector:
         self._rt, self._clock = rt, clock
         for act in self.actions:
             clock.at(act.t_ns, functools.partial(self.fire, act))
-
-    def publish(self, event: LinkEvent) -> None:
-        """The one place a link change is announced: log it, tell every listener."""
-        self.log.events.append(event)
-        for listener in self.listeners:
-            listener(event)
 
     def fire(self, act: Action) -> None:
         """Carry out one action now."""
@@ -162,17 +157,8 @@ class FaultInjector:
                 return
             self._rt.restore_link(act.a, act.b)
         assert self._clock is not None
-        self.publish(
-            LinkEvent(
-                self._clock.now(),
-                act.a,
-                act.b,
-                act.op == "up",
-                act.fault,
-                act.detect_ns,
-                act.repair,
-            )
-        )
+        ev = FaultLinkEvent(self._clock.now(), act.a, act.b, act.op == "up", act.fault)
+        self.log.events.append(ev)
 
     def _dirs(self, a: str, b: str) -> list[Any]:
         """The virtual runtime's link directions between ``a`` and ``b`` (both ways)."""
@@ -201,7 +187,7 @@ class FaultInjector:
     def _impair_remote(self, act: Action) -> None:
         """Mininet: the switch process at each switch end impairs what it sends on the link
         (a host's own transmissions stay clean: its RNIC is a separate process)."""
-        topo = self._rt.config.topo
+        topo = self._rt.plan.topo
         switches = {s.name for s in topo.switches}
         for lk in topo.links_between(act.a, act.b):
             for node, port in ((lk.a, lk.a_port), (lk.b, lk.b_port)):

@@ -100,17 +100,48 @@ def _workload_end(result: Any) -> int:
     return max(ends, default=result.meta.end_ns) or result.meta.end_ns
 
 
+def repairs(session: FaultSession) -> list[dict[str, Any]]:
+    """Every installed repair (the live controller's, or IB re-sweeps), with the fault whose
+    link event caused it (-1: a link change from elsewhere)."""
+    cause = {
+        (frozenset((e.a, e.b)), e.up, e.t_ns): e.fault
+        for e in (session.injector.log.events if session.injector else [])
+    }
+    out = []
+    for r in getattr(session.controller, "repairs", []):
+        ops = {sw: v for sw, v in r.ops.items() if v}
+        out.append(_repair_row(cause, r.event, r.at_ns, sorted(ops), sum(map(len, ops.values()))))
+    for r in session.ib_repair.repairs if session.ib_repair else []:
+        row = _repair_row(cause, r.event, r.at_ns, list(r.switches), r.commands)
+        out.append(row | {"resweep_s": round(r.sweep_s, 4)})
+    return out
+
+
+def _repair_row(
+    cause: dict[Any, int], ev: Any, at_ns: int, switches: list[str], ops: int
+) -> dict[str, Any]:
+    return {
+        "fault": cause.get((frozenset((ev.a, ev.b)), ev.up, ev.t_ns), -1),
+        "link": f"{ev.a}-{ev.b}",
+        "up": ev.up,
+        "event_ns": ev.t_ns,
+        "installed_ns": at_ns,
+        "switches": switches,
+        "operations": ops,
+    }
+
+
 def _per_fault(session: FaultSession, rt: Any, result: Any) -> list[dict[str, Any]]:
     t, bps = _delivered(result)
     end = _workload_end(result)
     inj = session.injector
-    repairs = session.repair.repairs if session.repair else []
+    done = repairs(session)
     totals = (int(result.totals.retransmissions), _timeouts(result))
     marks = sorted(session.marks, key=lambda m: (m[1], m[0]))
     remote = _remote_counts(session, rt)
     out = []
     for i, f in enumerate(session.faults):
-        mine = [r for r in repairs if r.fault == i]
+        mine = [r for r in done if r["fault"] == i]
         events = [e for e in (inj.log.events if inj else []) if e.fault == i]
         imps = [m for m in (inj.log.impairments if inj else []) if m.fault == i]
         at_ns = round(f.at_ms * 1e6)
@@ -122,11 +153,11 @@ def _per_fault(session: FaultSession, rt: Any, result: Any) -> list[dict[str, An
             "until_ms": f.at_ms + f.for_ms if f.for_ms is not None else None,
             "link_events": len(events),
             "repairs": len(mine),
-            "switches_repaired": sorted({s for r in mine for s in r.switches}),
-            "time_to_detect_ms": (mine[0].installed_ns - mine[0].event_ns) / 1e6 if mine else None,
-            "time_to_repair_ms": _time_to_repair(
-                t, bps, at_ns, mine[0].installed_ns if mine else at_ns, end
-            )
+            "switches_repaired": sorted({s for r in mine for s in r["switches"]}),
+            "time_to_detect_ms": (mine[0]["installed_ns"] - mine[0]["event_ns"]) / 1e6
+            if mine
+            else None,
+            "time_to_repair_ms": _time_to_repair(t, bps, at_ns, mine[0]["installed_ns"], end)
             if mine
             else None,
             "packets_lost": _lost(f, imps, rt, session.topo),
@@ -198,17 +229,5 @@ def fault_section(session: FaultSession, rt: Any, result: Any) -> dict[str, Any]
             {"t_ns": e.t_ns, "link": f"{e.a}-{e.b}", "up": e.up, "fault": e.fault}
             for e in (session.injector.log.events if session.injector else [])
         ],
-        "ib_resweep_s": list(getattr(session.repair, "sweeps_s", [])) or None,
-        "repairs": [
-            {
-                "fault": r.fault,
-                "link": f"{r.a}-{r.b}",
-                "up": r.up,
-                "event_ns": r.event_ns,
-                "installed_ns": r.installed_ns,
-                "switches": list(r.switches),
-                "commands": r.commands,
-            }
-            for r in (session.repair.repairs if session.repair else [])
-        ],
+        "repairs": repairs(session),
     }

@@ -1,7 +1,7 @@
 """The scenario's ``faults:`` list (pydantic): what fails, when, and for how long.
 
     faults:
-      - {at_ms: 300, kind: link_down, link: [rtsw0, ctsw0]}       # detect_ms: 50 default
+      - {at_ms: 300, kind: link_down, link: [rtsw0, ctsw0]}
       - {at_ms: 900, kind: link_up, link: [rtsw0, ctsw0]}
       - {at_ms: 300, kind: switch_down, switch: ctsw1}            # every link of ctsw1
       - {at_ms: 100, kind: flap, link: [rtsw0, ctsw0], period_ms: 40, count: 3}
@@ -10,7 +10,9 @@
       - {at_ms: 100, kind: stuck_receiver, host: h3, for_ms: 500}  # PFC storm from h3
 
 Names are checked against the topology by :func:`check_fault_names` (unknown link or switch:
-file + key path, exit 2). Semantics: docs/faults.md.
+file + key path, exit 2). The run's live controller repairs routes after
+``switch.control.detection_delay_us`` (``switch.control.repair: false``: never). Semantics:
+docs/faults.md.
 """
 
 from __future__ import annotations
@@ -40,8 +42,6 @@ _TARGET = {
 _WINDOWED = ("loss", "corrupt", "stuck_receiver")
 #: the largest loss / corruption probability accepted (bounded: a link, not a black hole)
 MAX_PROBABILITY = 0.5
-#: default control-plane detection delay (ms), BFD-like: 3 x 16 ms hellos, rounded
-DEFAULT_DETECT_MS = 50.0
 
 Ms = Annotated[float, Field(ge=0, le=600_000, allow_inf_nan=False)]
 
@@ -63,10 +63,6 @@ class Fault(BaseModel):
     probability: Annotated[float, Field(gt=0, le=MAX_PROBABILITY)] | None = None
     #: loss / corrupt / stuck_receiver: how long the impairment lasts
     for_ms: Annotated[float, Field(gt=0, le=600_000)] | None = None
-    #: link / switch events: the control plane repairs routes this long after the event
-    detect_ms: Ms = DEFAULT_DETECT_MS
-    #: link / switch events: let the control plane repair at all (False: routes stay stale)
-    repair: bool = True
 
     @model_validator(mode="after")
     def _fields_of_kind(self) -> Fault:

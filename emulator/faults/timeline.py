@@ -32,8 +32,6 @@ class Action:
     b: str = ""  # the other link end ("" for hosts)
     mode: str = ""  # impair_on: "loss" | "corrupt"
     probability: float = 0.0
-    detect_ns: int = 0
-    repair: bool = True
 
 
 def _ns(ms: float) -> int:
@@ -50,10 +48,10 @@ def switch_links(topo: Any, switch: str) -> list[tuple[str, str]]:
 
 
 def _link_actions(i: int, f: Fault, topo: Any) -> list[Action]:
-    t, det = _ns(f.at_ms), _ns(f.detect_ms)
+    t = _ns(f.at_ms)
 
     def act(at: int, op: Op, a: str, b: str) -> Action:
-        return Action(at, op, i, a, b, detect_ns=det, repair=f.repair)
+        return Action(at, op, i, a, b)
 
     if f.kind in ("switch_down", "switch_up"):
         assert f.switch is not None

@@ -1,4 +1,4 @@
-"""IB switch tables from OpenSM's routing: simple_switch_CLI lines for p4/ib_fabric.p4.
+"""IB switch tables from OpenSM's routing: typed runtime operations for p4/ib_fabric.p4.
 
 * ``lft``: every LFT entry of the switch (DLID -> port; entries for the switch's own LID,
   port 0, are management traffic and are left out: the program drops them).
@@ -15,6 +15,7 @@ import networkx as nx
 
 from emulator.errors import UserError
 from emulator.ib.routing import IbRouting
+from emulator.target.ops import RegisterWrite, SwitchOp, TableAdd, TableSetDefault
 from emulator.topology.resolve import ResolvedTopology
 
 AR_MAX = 8  # candidate ports per DLID (AR_MAX in p4/include/ib_headers.p4)
@@ -46,29 +47,34 @@ def equal_cost_ports(
     return out
 
 
-def switch_commands(
+def switch_ops(
     topo: ResolvedTopology, routing: IbRouting, config: IbSwitchConfig
-) -> dict[str, list[str]]:
-    """switch name -> the command lines that program it."""
+) -> dict[str, tuple[SwitchOp, ...]]:
+    """switch name -> the typed operations that program it."""
     too_high = [lid for lft in routing.lfts.values() for lid in lft if lid >= IB_LIDS]
     if too_high:
         raise UserError(f"LID {max(too_high)} beyond the program's {IB_LIDS} LIDs")
     groups = equal_cost_ports(topo, routing) if config.adaptive else {}
-    out: dict[str, list[str]] = {}
+    out: dict[str, tuple[SwitchOp, ...]] = {}
     for s in topo.switches:
-        lines = [f"table_set_default ib_config set_config {int(config.adaptive)}"]
-        lines += [f"table_add sl2vl set_vl {sl} => {sl % config.data_vls}" for sl in range(15)]
+        ops: list[SwitchOp] = [TableSetDefault("ib_config", "set_config", (int(config.adaptive),))]
+        ops += [TableAdd("sl2vl", "set_vl", (sl,), (sl % config.data_vls,)) for sl in range(15)]
         lft = routing.lfts[s.name]
-        lines += [
-            f"table_add lft forward {lid} => {port}" for lid, port in sorted(lft.items()) if port
+        ops += [
+            TableAdd("lft", "forward", (lid,), (port,)) for lid, port in sorted(lft.items()) if port
         ]
         for lid, ports in sorted(groups.get(s.name, {}).items()):
             if len(ports) < 2:
                 continue
             ports = ports[:AR_MAX]
-            lines.append(f"register_write ar_count {lid} {len(ports)}")
-            lines += [
-                f"register_write ar_ports {lid * AR_MAX + i} {p}" for i, p in enumerate(ports)
-            ]
-        out[s.name] = lines
+            ops.append(RegisterWrite("ar_count", lid, len(ports)))
+            ops += [RegisterWrite("ar_ports", lid * AR_MAX + i, p) for i, p in enumerate(ports)]
+        out[s.name] = tuple(ops)
     return out
+
+
+def switch_commands(
+    topo: ResolvedTopology, routing: IbRouting, config: IbSwitchConfig
+) -> dict[str, list[str]]:
+    """switch name -> the command lines (simple_switch_CLI text) of :func:`switch_ops`."""
+    return {k: [op.cli() for op in v] for k, v in switch_ops(topo, routing, config).items()}

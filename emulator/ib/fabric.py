@@ -1,7 +1,7 @@
 """The IB fabric for a run: OpenSM routing -> switch programs, commands, framing, credits.
 
 topology ─► ibsim + OpenSM (subnet.compute_routing) ─► IbRouting (LIDs, LFTs)
-              ├─► p4/ib_fabric.p4 tables (commands.switch_commands)
+              ├─► p4/ib_fabric.p4 tables (commands.switch_ops)
               ├─► IbFraming (RNICs address peers by LID)
               └─► CreditConfig (VL credits in the virtual-time runtime)
 """
@@ -13,11 +13,12 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from emulator.ib.commands import IbSwitchConfig, switch_commands
+from emulator.ib.commands import IbSwitchConfig, switch_ops
 from emulator.ib.credits import CreditConfig
 from emulator.ib.framing import IbEndpoint, IbFraming
 from emulator.ib.routing import IbRouting
 from emulator.ib.subnet import SmOptions, compute_routing
+from emulator.target.ops import SwitchOp
 from emulator.topology.resolve import ResolvedTopology
 
 PROGRAM = Path(__file__).resolve().parents[2] / "p4" / "ib_fabric.p4"
@@ -40,7 +41,8 @@ class IbFabric:
 
     routing: IbRouting
     program: dict[str, Any]
-    commands: dict[str, list[str]]
+    #: switch name -> the typed operations that program it
+    ops: dict[str, tuple[SwitchOp, ...]]
     framing: IbFraming
     credits: CreditConfig
 
@@ -63,13 +65,13 @@ def build_ib_fabric(
     """Run OpenSM (cached per topology, engine and LMC) and derive the run's IB parts."""
     routing = _routing(topo, settings.routing, settings.lmc)
     cfg = IbSwitchConfig(adaptive=settings.adaptive, data_vls=settings.data_vls)
-    commands = switch_commands(topo, routing, cfg)
+    ops = switch_ops(topo, routing, cfg)
     endpoints = {h.ip: IbEndpoint(h.mac, routing.lids(h.name)) for h in topo.hosts}
     framing = IbFraming(endpoints, data_vls=settings.data_vls)
     return IbFabric(
         routing,
         _program(program or PROGRAM),
-        commands,
+        ops,
         framing,
         CreditConfig(settings.buffer_bytes_per_vl),
     )

@@ -11,8 +11,9 @@ from scapy.fields import BitField, ShortField
 from scapy.layers.l2 import Ether
 from scapy.packet import Packet, bind_layers
 
-#: IEEE 802 Local Experimental Ethertype 2: the shim carrying IB packets on emulated links
-ETHERTYPE_IB_SHIM = 0x88B5
+from emulator.vocab import EtherType
+
+ETHERTYPE_IB_SHIM = int(EtherType.IB_SHIM)
 LNH_IBA_LOCAL = 2  # LRH.LNH: BTH follows directly (no GRH)
 
 __all__ = ["BTH", "ETHERTYPE_IB_SHIM", "LNH_IBA_LOCAL", "LRH"]

@@ -1,49 +1,31 @@
 """What every network runtime (Mininet, virtual time) takes and does: the ``NetworkRuntime``.
 
-Scenarios depend only on this protocol, as Mininet swaps ``switch=`` classes::
+Scenarios depend only on this protocol, as Mininet swaps ``switch=`` classes. A runtime
+takes a :class:`~emulator.plan.spec.RunPlan` (``emulator.plan.build.build_plan``)::
 
-    cfg = RuntimeConfig(topo, programs, commands, priority_queues=8, seed=1)
-    with make_runtime("virtual", cfg) as rt:     # or "mininet"
-        rt.start()
-        rt.add_workload({"kind": "fat_flows", "pairs": [["h0", "h4"]], "size_bytes": 1 << 20})
-        rt.run(until_ns=5_000_000_000)           # returns early when every workload is done
-        result = rt.result(meta)                 # RunResult, the same schema for both
+    plan = build_plan(scenario, path, "virtual")
+    with make_runtime("virtual", plan) as rt:     # or "mininet"
+        rt.start()                                # switches programmed, controller attached
+        rt.add_workload(plan.workload.mapping)
+        rt.run(until_ns=5_000_000_000)            # returns early when every workload is done
+        result = rt.result(meta)                  # RunResult, the same schema for both
+
+Link events: ``fail_link`` / ``restore_link`` publish a ``LinkEvent`` to every subscriber
+(``subscribe``); the plan's live controller is one, and repairs through ``call_at`` and
+``apply_ops`` (``emulator.control.live``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from emulator.measure.results import RunMeta, RunResult
-from emulator.topology import ResolvedTopology
 
-
-@dataclass(frozen=True)
-class RuntimeConfig:
-    """Everything a runtime needs to build and program the network.
-
-    ``programs`` maps switch name -> BMv2 JSON (dict); ``commands`` maps switch name ->
-    simple_switch_CLI lines applied at start. ``rnic`` is passed to each host's emulated
-    RNIC (``emulator.traffic.rnic.RnicConfig`` fields).
-    """
-
-    topo: ResolvedTopology
-    programs: Mapping[str, Mapping[str, Any]]
-    commands: Mapping[str, Sequence[str]]
-    target: str = "builtin"  # "builtin" | "bmv2" (Mininet only)
-    priority_queues: int = 8
-    pfc: bool = True  # switches honour received PFC frames
-    seed: int = 1
-    sample_interval_ns: int = 1_000_000
-    rnic: Mapping[str, Any] = field(default_factory=dict)
-    pcap_dir: str | None = None
-    log_dir: str | None = None
-    #: RNIC wire format (an ``emulator.traffic.framing.Framing``); None = RoCEv2
-    framing: Any = None
-    #: link-level credits (``emulator.ib.credits.CreditConfig``); None = none (virtual only)
-    credits: Any = None
+if TYPE_CHECKING:
+    from emulator.control.live import LinkEventSink
+    from emulator.plan.spec import RunPlan
+    from emulator.target.ops import SwitchOp
 
 
 @runtime_checkable
@@ -53,7 +35,7 @@ class NetworkRuntime(Protocol):
     name: str
 
     def start(self) -> None:
-        """Build the network, start the switches, apply ``commands``."""
+        """Build the network, start the switches, apply the plan's switch operations."""
 
     def add_workload(self, workload: Mapping[str, Any]) -> None:
         """Deploy a workload (``emulator.traffic.workloads.workload_from_dict`` mapping)."""
@@ -68,7 +50,16 @@ class NetworkRuntime(Protocol):
         """Bring the link(s) between ``a`` and ``b`` back up."""
 
     def switch_cli(self, switch: str, line: str) -> str:
-        """Send one runtime command to a running switch (e.g. a control-plane repair)."""
+        """Send one runtime command (simple_switch_CLI text) to a running switch."""
+
+    def apply_ops(self, switch: str, ops: Sequence[SwitchOp]) -> None:
+        """Apply typed runtime operations to a running switch (a control-plane repair)."""
+
+    def call_at(self, t_ns: int, fn: Callable[[], None]) -> None:
+        """Call ``fn()`` when the run clock reaches ``t_ns`` (at once if it has)."""
+
+    def subscribe(self, sink: LinkEventSink) -> None:
+        """Tell ``sink`` about every link change from now on."""
 
     def result(self, meta: RunMeta) -> RunResult:
         """Collect what was measured so far (also after a failure: ``meta.complete`` False)."""
@@ -87,8 +78,8 @@ RUNTIMES = {
 }
 
 
-def make_runtime(name: str, config: RuntimeConfig) -> NetworkRuntime:
-    """Instantiate the runtime called ``name`` ("virtual" or "mininet") for ``config``."""
+def make_runtime(name: str, plan: RunPlan) -> NetworkRuntime:
+    """Instantiate the runtime called ``name`` ("virtual" or "mininet") for ``plan``."""
     import importlib
 
     from emulator.errors import UserError
@@ -98,5 +89,5 @@ def make_runtime(name: str, config: RuntimeConfig) -> NetworkRuntime:
     except KeyError:
         raise UserError(f"unknown runtime {name!r} (known: {', '.join(RUNTIMES)})") from None
     cls = getattr(importlib.import_module(modname), clsname)
-    runtime: NetworkRuntime = cls(config)
+    runtime: NetworkRuntime = cls(plan)
     return runtime

@@ -18,10 +18,9 @@ from pydantic import (
 )
 
 from emulator.faults.schema import FaultList
+from emulator.plan.compat import incompatibility
 from emulator.scenario.training_schema import TrainingJob
-
-LbMode = Literal["ecmp", "eecmp", "pinning", "flowlet"]
-HashAlgo = Literal["crc16", "crc32"]  # what p4/roce_fabric.p4 computes
+from emulator.vocab import HashAlgo, LbMode
 
 
 class _Strict(BaseModel):
@@ -77,11 +76,21 @@ class EcnSettings(_Strict):
     threshold_pkts: Annotated[int, Field(ge=1)] = 32
 
 
+class ControlSettings(_Strict):
+    """The live control plane: how it reacts when a link goes down or comes up mid-run."""
+
+    #: recompute routes / ECMP groups / pinning entries and install the difference
+    repair: bool = True
+    #: time from the link change to the installed repair (BFD/LACP detection, the routing
+    #: daemon's hold-down, table programming), in microseconds
+    detection_delay_us: Annotated[float, Field(ge=0, le=60_000_000, allow_inf_nan=False)] = 0.0
+
+
 class SwitchSettings(_Strict):
     """The P4 program and its run-time knobs, the same on every switch."""
 
     program: str = "../p4/roce_fabric.p4"
-    lb: LbMode = "ecmp"
+    lb: LbMode = LbMode.ECMP
     #: one algorithm for every switch; None = control-plane default (crc16 leaves, crc32 above)
     hash: HashAlgo | None = None
     flowlet_gap_us: Annotated[int, Field(ge=1)] = 100
@@ -91,6 +100,16 @@ class SwitchSettings(_Strict):
     priority_queues: Annotated[int, Field(ge=1, le=8)] = 8
     queue_depth_pkts: Annotated[int, Field(ge=1)] | None = None  # None: target default (64)
     queue_rate_pps: Annotated[float, Field(ge=0)] = 0.0
+    control: ControlSettings = ControlSettings()
+
+    @model_serializer(mode="wrap")
+    def _hide_default_control(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """Leave ``control`` out of dumps while it is the default, so results recorded
+        before the key existed (and their golden copies) stay the same."""
+        out: dict[str, Any] = handler(self)
+        if self.control == ControlSettings():
+            out.pop("control", None)
+        return out
 
 
 class Workload(_Strict):
@@ -214,14 +233,7 @@ class Scenario(_Strict):
 
     @model_validator(mode="after")
     def _consistent(self) -> Scenario:
-        if self.target == "bmv2" and self.runtime == "virtual":
-            raise ValueError(
-                "target 'bmv2' cannot run in the 'virtual' runtime (real simple_switch runs "
-                "in real time); use runtime 'mininet' or target 'builtin'"
-            )
-        if self.fabric == "ib" and (self.target == "bmv2" or self.runtime == "mininet"):
-            raise ValueError(
-                "fabric 'ib' runs on the built-in target in the virtual runtime only "
-                "(target 'builtin', runtime 'auto' or 'virtual')"
-            )
+        problem = incompatibility(self.fabric, self.target, self.runtime, self.workload.kind)
+        if problem:
+            raise ValueError(problem)
         return self

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass
 
-from emulator.target.pfc import PFC_CLASSES, encode_pfc, quanta_to_ns
+from emulator.vocab.pfc import PFC_CLASSES, encode_pfc, quanta_to_ns
 
 
 @dataclass(frozen=True)

@@ -35,10 +35,10 @@ from emulator.target.impair import Impairment
 from emulator.target.options import SwitchOptions, options_from_args
 from emulator.target.options import add_arguments as _add_arguments
 from emulator.target.pcap import PcapWriter
-from emulator.target.pfc import decode_pfc
 from emulator.target.program import load_json
 from emulator.target.rawport import RawPort
 from emulator.target.tm import TrafficManager
+from emulator.vocab.pfc import decode_pfc
 
 HELP = "Run a P4 program (BMv2 JSON) on the built-in target, simple_switch-compatible."
 RX_BATCH = 64  # frames read per socket per wake-up

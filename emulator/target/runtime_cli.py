@@ -209,7 +209,8 @@ class RuntimeCli(StateCommands):
 
     # -- action profiles / indirect tables -------------------------------------------------
 
-    def _prof_of(self, name: str) -> ActionProfile:
+    def profile_of(self, name: str) -> ActionProfile:
+        """An action profile by (suffix) name, or the profile of the indirect table so named."""
         try:
             return self.profile(name)
         except CliError as exc:
@@ -221,7 +222,8 @@ class RuntimeCli(StateCommands):
                 raise CliError(f"table {t.name} is not indirect") from None
             return t.profile
 
-    def _prof_action(self, prof: ActionProfile, name: str) -> ActionSpec:
+    def profile_action(self, prof: ActionProfile, name: str) -> ActionSpec:
+        """An action of the tables that use ``prof``, by (suffix) name."""
         acts = {
             a.name: a
             for t in self.sw.tables.values()
@@ -233,8 +235,8 @@ class RuntimeCli(StateCommands):
     def cmd_act_prof_create_member(self, args: list[str]) -> str:
         if len(args) < 2:
             raise CliError("usage: act_prof_create_member <profile> <action> <params>")
-        prof = self._prof_of(args[0])
-        action = self._prof_action(prof, args[1])
+        prof = self.profile_of(args[0])
+        action = self.profile_action(prof, args[1])
         h = prof.create_member(action, self._data(action, [a for a in args[2:] if a != "=>"]))
         return f"Member has been created with handle {h}"
 
@@ -243,7 +245,7 @@ class RuntimeCli(StateCommands):
     def cmd_act_prof_create_group(self, args: list[str]) -> str:
         if len(args) != 1:
             raise CliError("usage: act_prof_create_group <profile>")
-        return f"Group has been created with handle {self._prof_of(args[0]).create_group()}"
+        return f"Group has been created with handle {self.profile_of(args[0]).create_group()}"
 
     cmd_table_indirect_create_group = cmd_act_prof_create_group
 
@@ -251,7 +253,7 @@ class RuntimeCli(StateCommands):
         if len(args) != 3:
             raise CliError(f"usage: {usage} <profile> <member handle> <group handle>")
         return (
-            self._prof_of(args[0]),
+            self.profile_of(args[0]),
             self._int(args[1], "member handle"),
             self._int(args[2], "group handle"),
         )
@@ -273,13 +275,13 @@ class RuntimeCli(StateCommands):
     def cmd_act_prof_delete_member(self, args: list[str]) -> str:
         if len(args) != 2:
             raise CliError("usage: act_prof_delete_member <profile> <member handle>")
-        self._prof_of(args[0]).delete_member(self._int(args[1], "member handle"))
+        self.profile_of(args[0]).delete_member(self._int(args[1], "member handle"))
         return ""
 
     def cmd_act_prof_delete_group(self, args: list[str]) -> str:
         if len(args) != 2:
             raise CliError("usage: act_prof_delete_group <profile> <group handle>")
-        self._prof_of(args[0]).delete_group(self._int(args[1], "group handle"))
+        self.profile_of(args[0]).delete_group(self._int(args[1], "group handle"))
         return ""
 
     def _indirect_add(self, args: list[str], group: bool) -> str:

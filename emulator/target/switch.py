@@ -30,9 +30,10 @@ from emulator.target.packet import Pkt
 from emulator.target.pipeline import CompiledProgram, run
 from emulator.target.primitives import P4AssertionFailure
 from emulator.target.tables import Table
+from emulator.vocab import EtherType
 
 DROP_PORT = 511
-MAC_CONTROL = b"\x88\x08"  # EtherType of 802.3x/802.1Qbb MAC control frames (PFC)
+MAC_CONTROL = EtherType.MAC_CONTROL.to_bytes(2, "big")  # 802.3x/802.1Qbb (PFC)
 MAX_REENTRIES = 32  # resubmit/recirculate chains longer than this are dropped
 MAX_WORK = 4096  # packets one process() call may handle (bounds clone/recirc storms)
 

@@ -32,11 +32,11 @@ from emulator.errors import UserError
 from emulator.target.flowcontrol import BLOCKED, FlowControl
 from emulator.target.pfc import PfcFlowControl
 from emulator.target.pfc_gen import PfcGenerator, PfcThresholds
+from emulator.vocab import WIRE_OVERHEAD_BYTES
 
 DEFAULT_QUEUE_DEPTH = 64  # packets, simple_switch's egress_buffers capacity
 DEFAULT_SPEED_BPS = 10e9
 MAX_PRIORITY_QUEUES = 32  # BMv2 keeps at most 32 priority queues per worker
-WIRE_OVERHEAD_BYTES = 24  # FCS + preamble/SFD + inter-frame gap
 
 
 @dataclass(frozen=True)

@@ -18,10 +18,10 @@ from typing import NamedTuple, Protocol
 
 from emulator.errors import UserError
 from emulator.traffic.qos import tos_byte
-from emulator.traffic.roce import ICRC_LEN, ROCE_UDP_PORT, icrc_ipv4
+from emulator.traffic.roce import ICRC_LEN, icrc_ipv4
+from emulator.vocab import IP_PROTO_UDP, UDP_PORT_ROCEV2, EtherType
 
-ETH_TYPE_IPV4 = 0x0800
-_IPV4_ETH = b"\x08\x00"
+_IPV4_ETH = EtherType.IPV4.to_bytes(2, "big")
 _IP_DF = 0x4000
 _DEFAULT_TTL = 64
 _IP_HDR = struct.Struct("!BBHHHBBH4s4s")
@@ -109,12 +109,12 @@ class RoceV2Framing:
         eth = mac_bytes(dst_mac) + mac_bytes(src_mac) + _IPV4_ETH
         tos = tos_byte(dscp, ecn)
         addrs = ip_bytes(src) + ip_bytes(dst)
-        words = (0x4500 | tos, 0, _IP_DF, (_DEFAULT_TTL << 8) | 17)
+        words = (0x4500 | tos, 0, _IP_DF, (_DEFAULT_TTL << 8) | IP_PROTO_UDP)
         s = sum(words) + sum(struct.unpack("!4H", addrs))
         return RocePath(
             eth,
             bytes((0x45, tos)),
-            struct.pack("!HHBB", 0, _IP_DF, _DEFAULT_TTL, 17),
+            struct.pack("!HHBB", 0, _IP_DF, _DEFAULT_TTL, IP_PROTO_UDP),
             addrs,
             s,
             sport,
@@ -135,7 +135,7 @@ class RoceV2Framing:
             + ((~s) & 0xFFFF).to_bytes(2, "big")
             + path.ip_addrs
         )
-        udp = _UDP_HDR.pack(path.sport, ROCE_UDP_PORT, udp_len, 0)
+        udp = _UDP_HDR.pack(path.sport, UDP_PORT_ROCEV2, udp_len, 0)
         return b"".join((path.eth, ip, udp, transport, icrc_ipv4(ip, udp, transport)))
 
     def addressed_to(self, frame: bytes, local: bytes) -> bool:
@@ -147,10 +147,10 @@ class RoceV2Framing:
         if len(frame) < 14 + 20 + 8 + 12 + ICRC_LEN or frame[12:14] != _IPV4_ETH:
             return None
         ihl = (frame[14] & 0x0F) * 4
-        if frame[23] != 17 or ihl < 20:
+        if frame[23] != IP_PROTO_UDP or ihl < 20:
             return None
         l4 = 14 + ihl
-        if int.from_bytes(frame[l4 + 2 : l4 + 4], "big") != ROCE_UDP_PORT:
+        if int.from_bytes(frame[l4 + 2 : l4 + 4], "big") != UDP_PORT_ROCEV2:
             return None
         end = 14 + int.from_bytes(frame[16:18], "big")
         if end > len(frame) or end < l4 + 8 + 12 + ICRC_LEN:

@@ -15,28 +15,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-#: DSCP of bulk RDMA data (and the ACK/NAKs of data QPs)
-DSCP_BULK = 26
-#: DSCP of NCCL-style CTS messages
-DSCP_CTS = 48
-#: DSCP of DCQCN congestion notification packets
-DSCP_CNP = 46
-
-TC_BULK = 3
-TC_CTS = 6
-TC_CNP = 6
-TC_DEFAULT = 0
-
-#: number of traffic classes / priority queues / PFC priorities
-NUM_TCS = 8
+from emulator.vocab import (
+    DSCP_BULK,
+    DSCP_CNP,
+    DSCP_CTS,
+    ECN_NOT_ECT,
+    TC_BULK,
+    TC_CNP,
+    TC_CTS,
+    TC_DEFAULT,
+)
 
 #: DSCP -> TC; DSCPs not listed map to TC_DEFAULT
 DSCP_TO_TC: dict[int, int] = {DSCP_BULK: TC_BULK, DSCP_CNP: TC_CNP, DSCP_CTS: TC_CTS}
-
-#: ECN codepoints (two low bits of the IPv4 TOS byte)
-ECN_NOT_ECT = 0b00
-ECN_ECT0 = 0b10
-ECN_CE = 0b11
 
 
 @dataclass(frozen=True)

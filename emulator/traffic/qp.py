@@ -23,12 +23,12 @@ from emulator.traffic.roce import (
     encode_transport,
     pack_bth,
 )
+from emulator.vocab import WIRE_OVERHEAD_BYTES
 
 if TYPE_CHECKING:
     from emulator.traffic.framing import Framing
 
 #: preamble + start delimiter (8) + FCS (4) + inter-frame gap (12): wire bytes not in a frame
-WIRE_OVERHEAD_BYTES = 24
 #: consecutive timeouts double the RTO up to 2**MAX_RTO_BACKOFF times
 MAX_RTO_BACKOFF = 6
 _HALF = 1 << 23

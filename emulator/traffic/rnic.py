@@ -26,13 +26,14 @@ from emulator.traffic import opcodes as op
 from emulator.traffic.counters import RnicCounters
 from emulator.traffic.dcqcn import DcqcnConfig, DcqcnRate
 from emulator.traffic.framing import Framing, RoceV2Framing, mac_bytes
-from emulator.traffic.pfc import parse_pfc, quanta_to_ns
-from emulator.traffic.qos import ECN_CE, ECN_ECT0, ECN_NOT_ECT, NUM_TCS, TrafficClassPlan
+from emulator.traffic.qos import TrafficClassPlan
 from emulator.traffic.qp import QpOwner, QpParams, QueuePair, wire_ns
 from emulator.traffic.roce import decode_transport, udp_sport
 from emulator.traffic.seeding import SPORT_POLICIES
+from emulator.vocab import ECN_CE, ECN_ECT0, ECN_NOT_ECT, NUM_TCS, EtherType
+from emulator.vocab.pfc import parse_pfc, quanta_to_ns
 
-_MAC_CONTROL = b"\x88\x08"
+_MAC_CONTROL = EtherType.MAC_CONTROL.to_bytes(2, "big")
 #: default retransmission timeout in MTU frame times (see RnicConfig.rto)
 RTO_FRAMES = 4096
 

@@ -34,8 +34,8 @@ from emulator.errors import UserError
 from emulator.traffic.dcqcn import DcqcnConfig
 from emulator.traffic.qos import TrafficClassPlan
 from emulator.traffic.rnic import Rnic, RnicConfig
-from emulator.traffic.roce import ROCE_UDP_PORT
 from emulator.traffic.workloads import Deployment, workload_from_dict
+from emulator.vocab import UDP_PORT_ROCEV2
 
 ETH_P_ALL = 0x0003
 PACKET_OUTGOING = 4
@@ -131,7 +131,7 @@ def udp_sink(ip: str) -> socket.socket | None:
     try:
         s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
         s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-        s.bind((ip, ROCE_UDP_PORT))
+        s.bind((ip, UDP_PORT_ROCEV2))
     except OSError:
         s.close()
         return None
@@ -226,12 +226,21 @@ def run(cfg: Mapping[str, Any]) -> dict[str, Any]:
             sink.close()
         if old_handler is not None:
             signal.signal(signal.SIGTERM, old_handler)
+    report = _report(host, dep, nic, stop["flag"], time.monotonic_ns() - t0, tx_dropped)
+    Path(cfg["out"]).write_text(json.dumps(report, indent=1))
+    return report
+
+
+def _report(
+    host: str, dep: Deployment, nic: Rnic, signalled: bool, elapsed_ns: int, tx_dropped: int
+) -> dict[str, Any]:
+    """What the process reports: done, counters, the collective, flows and ranks."""
     rec = dep.record()
-    report = {
+    return {
         "host": host,
         "done": dep.done,
-        "stopped_by_signal": stop["flag"],
-        "elapsed_ns": time.monotonic_ns() - t0,
+        "stopped_by_signal": signalled,
+        "elapsed_ns": elapsed_ns,
         "tx_dropped": tx_dropped,
         "counters": nic.counters.as_dict(),
         "collective": rec.as_dict() if rec else None,
@@ -246,8 +255,6 @@ def run(cfg: Mapping[str, Any]) -> dict[str, Any]:
             for h, r in dep.runners.items()
         },
     }
-    Path(cfg["out"]).write_text(json.dumps(report, indent=1))
-    return report
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -17,7 +17,6 @@ from typing import NamedTuple
 
 from emulator.traffic import opcodes as op
 
-ROCE_UDP_PORT = 4791
 BTH_LEN = 12
 RETH_LEN = 16
 AETH_LEN = 4

@@ -25,7 +25,7 @@ def test_repair_commands_match_golden(golden) -> None:
 
 def test_options_change_the_rendered_sections() -> None:
     cfg = FabricConfig(
-        lb_mode="pin",
+        lb_mode="pinning",
         hash_algos={"leaf": "crc32"},
         pfc=PfcConfig(enabled=False),
         ecn_thresholds=((3, 20),),

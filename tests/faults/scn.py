@@ -15,7 +15,11 @@ ROOT = Path(__file__).resolve().parents[2]
 BASE: dict[str, Any] = {
     "name": "fault_test",
     "topology": str(ROOT / "topologies/two_rack_2spine.yaml"),
-    "switch": {"program": str(ROOT / "p4/roce_fabric.p4")},
+    #: the live controller repairs routes 20 ms after a link change
+    "switch": {
+        "program": str(ROOT / "p4/roce_fabric.p4"),
+        "control": {"detection_delay_us": 20000},
+    },
     "workload": {
         "kind": "fat_flows",
         "pairs": [["h0", "h2"], ["h1", "h3"]],

@@ -10,8 +10,8 @@ import pytest
 from emulator.errors import UserError
 from emulator.topology import load_clos, resolve
 
+from .scn import ROOT, run
 from .scn import children as _children
-from .scn import run
 
 pytestmark = pytest.mark.mininet
 
@@ -19,15 +19,16 @@ pytestmark = pytest.mark.mininet
 def test_link_and_switch_faults_in_mininet_leave_nothing_running(tmp_path: Path) -> None:
     before = _children()
     faults = [
-        {"at_ms": 1100, "kind": "link_down", "link": ["rtsw0", "ctsw0"], "detect_ms": 50},
-        {"at_ms": 1250, "kind": "switch_down", "switch": "ctsw1", "detect_ms": 50},
-        {"at_ms": 1400, "kind": "switch_up", "switch": "ctsw1", "detect_ms": 50},
-        {"at_ms": 1550, "kind": "link_up", "link": ["rtsw0", "ctsw0"], "detect_ms": 50},
+        {"at_ms": 1100, "kind": "link_down", "link": ["rtsw0", "ctsw0"]},
+        {"at_ms": 1250, "kind": "switch_down", "switch": "ctsw1"},
+        {"at_ms": 1400, "kind": "switch_up", "switch": "ctsw1"},
+        {"at_ms": 1550, "kind": "link_up", "link": ["rtsw0", "ctsw0"]},
     ]
     rnic = {"chunk_bytes": 16384, "rto_ms": 200}
     work = {"kind": "fat_flows", "pairs": [["h0", "h2"], ["h1", "h3"]], "size_bytes": 1 << 20}
+    switch = {"program": str(ROOT / "p4/roce_fabric.p4"), "control": {"detection_delay_us": 50000}}
     out = run(tmp_path, faults=faults, rnic=rnic, workload=work, runtime="mininet",
-              duration_ms=30000)  # fmt: skip
+              duration_ms=30000, switch=switch)  # fmt: skip
     r = out.result
     assert out.error is None, out.error
     assert r.meta.runtime == "mininet" and r.meta.complete

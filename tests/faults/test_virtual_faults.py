@@ -25,9 +25,7 @@ def _fault(outcome: Any, i: int = 0) -> dict[str, Any]:
 
 def test_link_down_is_repaired_after_the_detection_delay(tmp_path: Path) -> None:
     base = run(tmp_path / "a").result
-    out = run(
-        tmp_path / "b", faults=[{"at_ms": 40, "kind": "link_down", "link": UPLINK, "detect_ms": 20}]
-    )
+    out = run(tmp_path / "b", faults=[{"at_ms": 40, "kind": "link_down", "link": UPLINK}])
     r = out.result
     f = _fault(out)
     assert r.meta.complete and r.conservation is not None and r.conservation.ok
@@ -45,8 +43,9 @@ def test_link_down_is_repaired_after_the_detection_delay(tmp_path: Path) -> None
 
 def test_unrepaired_link_exhausts_retries_and_reports_a_qp_error(tmp_path: Path) -> None:
     rnic = {"chunk_bytes": 16384, "rto_ms": 30, "retry_cnt": 3}
-    fault = {"at_ms": 40, "kind": "link_down", "link": UPLINK, "repair": False}
-    out = run(tmp_path, faults=[fault], rnic=rnic, duration_ms=1500)
+    fault = {"at_ms": 40, "kind": "link_down", "link": UPLINK}
+    switch = {"program": str(ROOT / "p4/roce_fabric.p4"), "control": {"repair": False}}
+    out = run(tmp_path, faults=[fault], rnic=rnic, duration_ms=1500, switch=switch)
     r = out.result
     assert not r.meta.complete
     assert r.faults is not None and r.faults["qp_errors"] >= 1
@@ -59,8 +58,8 @@ def test_unrepaired_link_exhausts_retries_and_reports_a_qp_error(tmp_path: Path)
 
 def test_switch_down_fails_every_link_and_flap_toggles(tmp_path: Path) -> None:
     faults = [
-        {"at_ms": 40, "kind": "switch_down", "switch": "ctsw0", "detect_ms": 10},
-        {"at_ms": 150, "kind": "switch_up", "switch": "ctsw0", "detect_ms": 10},
+        {"at_ms": 40, "kind": "switch_down", "switch": "ctsw0"},
+        {"at_ms": 150, "kind": "switch_up", "switch": "ctsw0"},
         {"at_ms": 20, "kind": "flap", "link": ["rtsw0", "ctsw1"], "period_ms": 4, "count": 2},
     ]
     out = run(tmp_path, faults=faults)
@@ -112,6 +111,7 @@ def test_pfc_watchdog_stops_a_stuck_receiver_from_blocking_others(tmp_path: Path
     runs = {}
     for wd in (None, 50.0):
         sw: dict[str, Any] = {"program": program, "pfc": {"watchdog_ms": wd} if wd else {}}
+        sw["control"] = {"detection_delay_us": 20000}
         runs[wd] = run(tmp_path / str(wd), seed=1, switch=sw, faults=stuck).result
     victim = {wd: next(f for f in r.flows if f.dst == "10.0.1.1") for wd, r in runs.items()}
     assert runs[None].faults is not None and runs[None].faults["pfc_watchdog"] is None
@@ -123,7 +123,7 @@ def test_pfc_watchdog_stops_a_stuck_receiver_from_blocking_others(tmp_path: Path
 
 
 def test_fault_free_twin_gives_the_slowdown(tmp_path: Path) -> None:
-    fault = {"at_ms": 40, "kind": "link_down", "link": UPLINK, "detect_ms": 20}
+    fault = {"at_ms": 40, "kind": "link_down", "link": UPLINK}
     path = write(tmp_path, faults=[fault])
     assert main(["run", str(path), "--out", str(tmp_path / "o"), "--fault-free-twin"]) == 0
     section = json.loads((tmp_path / "o/result.json").read_text())["faults"]
@@ -136,9 +136,7 @@ def test_fault_free_twin_gives_the_slowdown(tmp_path: Path) -> None:
 
 
 def test_report_has_a_fault_timeline(tmp_path: Path) -> None:
-    out = run(
-        tmp_path, faults=[{"at_ms": 40, "kind": "link_down", "link": UPLINK, "detect_ms": 20}]
-    )
+    out = run(tmp_path, faults=[{"at_ms": 40, "kind": "link_down", "link": UPLINK}])
     view = as_view(out.result)
     assert view.fault_marks == (
         (40_000_000, "rtsw0-ctsw0 down"),

@@ -9,10 +9,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from emulator.target.impair import HEADERS, Impairment, flip_bit
-from emulator.target.pfc import PfcFlowControl, encode_pfc, quanta_to_ns
+from emulator.target.pfc import PfcFlowControl
 from emulator.traffic import opcodes as op
 from emulator.traffic.framing import RoceV2Framing
 from emulator.traffic.roce import encode_transport
+from emulator.vocab.pfc import encode_pfc, quanta_to_ns
 
 FRAMING = RoceV2Framing()
 PATH = FRAMING.make_path(

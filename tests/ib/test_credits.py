@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from emulator.ib.credits import CREDIT_BYTES, CreditConfig, LinkCredits, blocks
 from emulator.ib.fabric import IbFabric, IbFabricSettings, build_ib_fabric
-from emulator.runtime.base import RuntimeConfig
+from emulator.plan.spec import RunOptions, RunPlan
 from emulator.runtime.virtual.runtime import VirtualRuntime
 from emulator.topology import load_clos, resolve
 from emulator.topology.resolve import ResolvedTopology
@@ -50,9 +50,10 @@ def _fabric() -> tuple[ResolvedTopology, IbFabric]:
 
 def _incast(credits: bool) -> VirtualRuntime:
     topo, fab = _fabric()
-    cfg = RuntimeConfig(
-        topo, {s.name: fab.program for s in topo.switches}, fab.commands,
-        framing=fab.framing, credits=fab.credits if credits else None, pfc=False,
+    cfg = RunPlan(
+        topo, {s.name: fab.program for s in topo.switches}, fab.ops, fabric="ib",
+        framing=fab.framing, credits=fab.credits if credits else None,
+        options=RunOptions(pfc=False),
     )  # fmt: skip
     rt = VirtualRuntime(cfg)
     rt.start()
@@ -96,9 +97,9 @@ def test_unfinished_run_conserves_packets_held_for_credits() -> None:
     from emulator.measure.results import RunMeta
 
     topo, fab = _fabric()
-    cfg = RuntimeConfig(
-        topo, {s.name: fab.program for s in topo.switches}, fab.commands,
-        framing=fab.framing, credits=fab.credits, pfc=False,
+    cfg = RunPlan(
+        topo, {s.name: fab.program for s in topo.switches}, fab.ops, fabric="ib",
+        framing=fab.framing, credits=fab.credits, options=RunOptions(pfc=False),
     )  # fmt: skip
     with VirtualRuntime(cfg) as rt:
         rt.start()

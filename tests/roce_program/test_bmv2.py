@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
+from emulator import vocab
 from emulator.control import FabricConfig, FabricController, PfcConfig, names
 from emulator.control.render import command_lines
 from emulator.target.reference import ReferenceSwitch
 from emulator.topology import load_clos, resolve
-from emulator.traffic import qos
 
 from .roce_frames import PROGRAM, Flow, incast_topology, lb_hash, parse_pfc, roce_frame
 
@@ -108,7 +108,8 @@ def _run_simple_switch(
 
 
 @pytest.mark.parametrize(
-    ("mode", "algo"), [("ecmp", "crc16"), ("ecmp", "crc32"), ("eecmp", "crc16"), ("pin", "crc16")]
+    ("mode", "algo"),
+    [("ecmp", "crc16"), ("ecmp", "crc32"), ("eecmp", "crc16"), ("pinning", "crc16")],
 )
 def test_uplink_choice_on_simple_switch(
     bmv2_json: Path, tmp_path: Path, mode: str, algo: str
@@ -139,7 +140,7 @@ def test_uplink_choice_on_simple_switch(
             psn = int.from_bytes(frame[14 + 20 + 8 + 9 : 14 + 20 + 8 + 12], "big")
             got[psn] = port
     for i, flow in enumerate(flows):
-        if mode == "pin":
+        if mode == "pinning":
             expected = members[(int(flow.dst.rsplit(".", 1)[1]) - 1) % 4]
         else:
             expected = members[lb_hash(flow, mode, algo) % 4]
@@ -154,7 +155,7 @@ def test_pfc_and_ecn_generation_on_simple_switch(bmv2_json: Path, tmp_path: Path
     cfg = FabricConfig(
         lb_mode="ecmp",
         pfc=PfcConfig(xoff=12, xon=4, quanta=1000),
-        ecn_thresholds=((qos.TC_BULK, 5),),
+        ecn_thresholds=((vocab.TC_BULK, 5),),
         queue_depth=64,
     )
     ctl = FabricController(topo, cfg)
@@ -164,13 +165,13 @@ def test_pfc_and_ecn_generation_on_simple_switch(bmv2_json: Path, tmp_path: Path
         h = topo.host(f"h{i}")
         flow = Flow(h.ip, sink.ip, 0xC000 + i, 0x100 + i)
         frames[h.leaf_port] = [
-            roce_frame(flow, h.gateway_mac, h.mac, ecn=qos.ECN_ECT0, psn=n) for n in range(8)
+            roce_frame(flow, h.gateway_mac, h.mac, ecn=vocab.ECN_ECT0, psn=n) for n in range(8)
         ]
     commands = [*command_lines(ctl.command_file("rtsw0")), f"set_queue_rate 100 {sink.leaf_port}"]
     ports = [p.number for p in topo.switch("rtsw0").ports]
     out = _run_simple_switch(bmv2_json, tmp_path, ports, frames, commands, expect=64)
     pauses = [parse_pfc(f) for p in frames for f in out[p]]
     assert pauses and all(pfc is not None for pfc in pauses)
-    assert any(cev == 1 << qos.TC_BULK and times[qos.TC_BULK] == 1000 for cev, times in pauses)
+    assert any(cev == 1 << vocab.TC_BULK and times[vocab.TC_BULK] == 1000 for cev, times in pauses)
     ecn = [f[15] & 3 for f in out[sink.leaf_port]]
-    assert qos.ECN_CE in ecn and qos.ECN_ECT0 in ecn
+    assert vocab.ECN_CE in ecn and vocab.ECN_ECT0 in ecn

@@ -7,8 +7,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from emulator.control import FabricConfig, FabricController
-from emulator.control.names import HASH_ALGOS, LB_MODES, SET_SWITCH_CONFIG, SWITCH_CONFIG
+from emulator.control.names import SET_SWITCH_CONFIG, SWITCH_CONFIG
 from emulator.topology import load_clos, resolve
+from emulator.vocab import HashAlgo, LbMode
 
 from .roce_frames import Flow, flowlet_slot, ipv4_fields, lb_hash, roce_frame
 
@@ -42,7 +43,7 @@ def _send(sw, topo, flow: Flow) -> tuple[int, bytes]:
         ("ecmp", "crc32"),
         ("eecmp", "crc16"),
         ("eecmp", "crc32"),
-        ("pin", "crc16"),
+        ("pinning", "crc16"),
     ],
 )
 def test_uplink_equals_hash_definition(make_switch, name: str, mode: str, algo: str) -> None:
@@ -53,7 +54,7 @@ def test_uplink_equals_hash_definition(make_switch, name: str, mode: str, algo: 
     used = set()
     for flow in _flows(topo):
         port, frame = _send(sw, topo, flow)
-        if mode == "pin":
+        if mode == "pinning":
             dst = next(h for h in topo.hosts if h.ip == flow.dst)
             expected = members[dst.gpu % len(members)]
         else:
@@ -79,8 +80,8 @@ def test_mode_and_hash_change_at_run_time_without_recompiling(make_switch) -> No
         ("eecmp", "crc16"),
     ]:
         sw.cli(
-            f"table_set_default {SWITCH_CONFIG} {SET_SWITCH_CONFIG} 0 {LB_MODES[mode]} "
-            f"{HASH_ALGOS[algo]} 100"
+            f"table_set_default {SWITCH_CONFIG} {SET_SWITCH_CONFIG} 0 {LbMode(mode).code} "
+            f"{HashAlgo(algo).code} 100"
         )
         got = [_send(sw, topo, f)[0] for f in flows]
         assert got == [members[lb_hash(f, mode, algo) % 4].port for f in flows], (mode, algo)
@@ -202,7 +203,7 @@ def test_any_flow_follows_the_hash_definition(eecmp_leaf, sport, qp, dst, src, a
     topo, ctl, sw = eecmp_leaf
     mode = "eecmp" if eecmp else "ecmp"
     sw.cli(
-        f"table_set_default {SWITCH_CONFIG} {SET_SWITCH_CONFIG} 0 {LB_MODES[mode]} {HASH_ALGOS[algo]} 100"
+        f"table_set_default {SWITCH_CONFIG} {SET_SWITCH_CONFIG} 0 {LbMode(mode).code} {HashAlgo(algo).code} 100"
     )
     flow = Flow(topo.host(f"h{src}").ip, f"10.0.1.{dst}", sport, qp)
     members = ctl.selection("rtsw0", REMOTE_RACK)

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from emulator import vocab
 from emulator.control import FabricConfig, PfcConfig
 from emulator.topology import resolve
-from emulator.traffic import qos
 
 from .roce_frames import Flow, incast_topology, parse_pfc, roce_frame
 
@@ -67,7 +67,7 @@ def _fabric(make_switch, pfc_on: bool, per_sender: int = 20) -> dict[str, int]:
                         pfc = parse_pfc(frame)
                         assert pfc is not None, f"unexpected frame to host {peer}"
                         host_pauses += 1
-                        paused_until[peer] = now + pfc[1][qos.TC_BULK] * 512 * 100  # ns, 10 Mb/s
+                        paused_until[peer] = now + pfc[1][vocab.TC_BULK] * 512 * 100  # ns, 10 Mb/s
     stats = {name: sw.tm.stats() for name, sw in switches.items()}
     return {
         "sent": 8 * per_sender - sum(left.values()),

@@ -11,10 +11,10 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from emulator import vocab
 from emulator.control import FabricConfig, PfcConfig
 from emulator.control.names import PFC_PAUSED, port_prio_index
 from emulator.topology import load_clos, resolve
-from emulator.traffic import qos
 
 from .roce_frames import Flow, parse_pfc, roce_frame
 
@@ -49,7 +49,7 @@ def _transmit(sw, clock, port: int, log: list[tuple[int, int]]) -> bool:
     clock.now = max(clock.now, t)
     frame = sw.transmit(port)
     if frame is not None and (pfc := parse_pfc(frame)) is not None:
-        log.append((port, pfc[1][qos.TC_BULK]))
+        log.append((port, pfc[1][vocab.TC_BULK]))
     return True
 
 
@@ -64,7 +64,7 @@ def _drain(sw, clock, ports: list[int], log: list[tuple[int, int]], limit: int =
 
 
 def _paused(sw, port: int) -> int:
-    reply = sw.cli(f"register_read {PFC_PAUSED} {port_prio_index(port, qos.TC_BULK)}")
+    reply = sw.cli(f"register_read {PFC_PAUSED} {port_prio_index(port, vocab.TC_BULK)}")
     return int(reply.strip().rsplit("=", 1)[1])
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from emulator import vocab
 from emulator.control import FabricConfig, PfcAgent, PfcConfig
 from emulator.control.names import (
     DROP_COUNTER,
@@ -14,7 +15,6 @@ from emulator.control.names import (
     port_prio_index,
 )
 from emulator.topology import load_clos, resolve
-from emulator.traffic import qos
 
 from .roce_frames import Flow, incast_topology, ipv4_fields, parse_pfc, pfc_frame, roce_frame
 
@@ -48,12 +48,12 @@ def test_cts_queueing_delay_stays_small_while_the_bulk_queue_is_deep(make_switch
     bulk = Flow(h0.ip, h1.ip, 0xC000, 0x11)
     for psn in range(40):
         sw.receive(
-            h0.leaf_port, roce_frame(bulk, h0.gateway_mac, h0.mac, dscp=qos.DSCP_BULK, psn=psn)
+            h0.leaf_port, roce_frame(bulk, h0.gateway_mac, h0.mac, dscp=vocab.DSCP_BULK, psn=psn)
         )
     clock.now = 5 * MS
     cts = Flow("10.0.1.1", h1.ip, 0xC100, 0x22)
     uplink = topo.switch("rtsw0").uplink_ports[0]
-    sw.receive(uplink.number, roce_frame(cts, uplink.mac, "02:00:00:00:00:01", dscp=qos.DSCP_CTS))
+    sw.receive(uplink.number, roce_frame(cts, uplink.mac, "02:00:00:00:00:01", dscp=vocab.DSCP_CTS))
     sent = _drain(sw, clock, h1.leaf_port)
     assert len(sent) == 41
     by_qp = {}
@@ -111,14 +111,14 @@ def _incast(make_switch, pfc_on: bool, per_sender: int = 25) -> dict[str, int]:
                 assert len(frame) == 60
                 assert frame[6:12] == bytes.fromhex(port_macs[p].replace(":", ""))
                 cev, times = pfc
-                assert cev == 1 << qos.TC_BULK
+                assert cev == 1 << vocab.TC_BULK
                 decoded = pfc_codec.decode_pfc(frame)  # what a neighbour's MAC sees
-                assert decoded is not None and decoded.quanta[qos.TC_BULK] == times[qos.TC_BULK]
+                assert decoded is not None and decoded.quanta[vocab.TC_BULK] == times[vocab.TC_BULK]
                 pause_frames += 1
-                quanta = times[qos.TC_BULK]
+                quanta = times[vocab.TC_BULK]
                 xon_frames += quanta == 0
                 paused_until[p] = clock.now + quanta * 512 * 1000 // 10  # ns at 10 Mb/s
-    pfc_tx = sum(_counter(sw, PFC_TX_COUNTER, port_prio_index(p, qos.TC_BULK)) for p in by_port)
+    pfc_tx = sum(_counter(sw, PFC_TX_COUNTER, port_prio_index(p, vocab.TC_BULK)) for p in by_port)
     return {
         "sent": 8 * per_sender - sum(left.values()),
         "delivered": delivered,
@@ -150,24 +150,24 @@ def test_incast_without_pfc_overflows_the_queue(make_switch) -> None:
 @pytest.mark.parametrize("threshold", [5, None])
 def test_ecn_marks_only_above_the_threshold(make_switch, threshold: int | None) -> None:
     topo = resolve(load_clos("two_rack_2spine"))
-    ecn = ((qos.TC_BULK, threshold),) if threshold is not None else ()
+    ecn = ((vocab.TC_BULK, threshold),) if threshold is not None else ()
     sw, _, clock = make_switch(topo, "rtsw0", FabricConfig(ecn_thresholds=ecn))
     h0, h1 = topo.host("h0"), topo.host("h1")
     sw.cli(f"set_queue_rate 100 {h1.leaf_port}")
     flow = Flow(h0.ip, h1.ip, 0xC000, 0x11)
     for psn in range(20):
-        ecn_bits = qos.ECN_NOT_ECT if psn == 15 else qos.ECN_ECT0
+        ecn_bits = vocab.ECN_NOT_ECT if psn == 15 else vocab.ECN_ECT0
         sw.receive(h0.leaf_port, roce_frame(flow, h0.gateway_mac, h0.mac, ecn=ecn_bits, psn=psn))
     sent = [ipv4_fields(f) for _, f in _drain(sw, clock, h1.leaf_port)]
     assert [f["psn"] for f in sent] == list(range(20))
-    marked = [f["psn"] for f in sent if f["ecn"] == qos.ECN_CE]
+    marked = [f["psn"] for f in sent if f["ecn"] == vocab.ECN_CE]
     if threshold is None:
         assert marked == []  # off by default (DCQCN off)
     else:
         # packet i found i packets queued; CE above the threshold, never on non-ECT
         assert marked == [i for i in range(threshold + 1, 20) if i != 15]
-        assert sent[15]["ecn"] == qos.ECN_NOT_ECT
-        index = port_prio_index(h1.leaf_port, qos.TC_BULK)
+        assert sent[15]["ecn"] == vocab.ECN_NOT_ECT
+        index = port_prio_index(h1.leaf_port, vocab.TC_BULK)
         assert _counter(sw, ECN_MARK_COUNTER, index) == len(marked)
     assert all(f["checksum_ok"] for f in sent)
 
@@ -192,7 +192,7 @@ def test_ttl_expiry_and_non_ip_frames_are_dropped_and_counted(make_switch) -> No
     assert sw.process(h0.leaf_port, roce_frame(flow, h0.gateway_mac, h0.mac, ttl=1)) == []
     arp = bytes.fromhex("ffffffffffff") + bytes.fromhex(h0.mac.replace(":", "")) + b"\x08\x06"
     assert sw.process(h0.leaf_port, arp + bytes(46)) == []
-    assert _counter(sw, DROP_COUNTER, port_prio_index(h0.leaf_port, qos.TC_BULK)) == 1
+    assert _counter(sw, DROP_COUNTER, port_prio_index(h0.leaf_port, vocab.TC_BULK)) == 1
     assert _counter(sw, DROP_COUNTER, port_prio_index(h0.leaf_port, 0)) == 1
 
 
@@ -200,11 +200,11 @@ def test_bmv2_pfc_agent_reads_the_program_registers(make_switch) -> None:
     topo = resolve(load_clos("two_rack_2spine"))
     sw, _, _ = make_switch(topo, "rtsw0")
     uplink = topo.switch("rtsw0").uplink_ports[0]
-    agent = PfcAgent(sw, {uplink.number: float(uplink.rate_bps)}, priorities=(qos.TC_BULK,))
+    agent = PfcAgent(sw, {uplink.number: float(uplink.rate_bps)}, priorities=(vocab.TC_BULK,))
     assert agent.poll(0) == []
-    sw.process(uplink.number, pfc_frame(1 << qos.TC_BULK, {qos.TC_BULK: 100}))
-    assert agent.poll(1_000) == [f"set_queue_rate 1 {uplink.number} {qos.TC_BULK}"]
+    sw.process(uplink.number, pfc_frame(1 << vocab.TC_BULK, {vocab.TC_BULK: 100}))
+    assert agent.poll(1_000) == [f"set_queue_rate 1 {uplink.number} {vocab.TC_BULK}"]
     pause_ns = 100 * 512 * 10**9 // uplink.rate_bps
     assert agent.next_deadline() == 1_000 + pause_ns
-    sw.process(uplink.number, pfc_frame(1 << qos.TC_BULK, {}))  # XON
-    assert agent.poll(2_000) == [f"set_queue_rate 0 {uplink.number} {qos.TC_BULK}"]
+    sw.process(uplink.number, pfc_frame(1 << vocab.TC_BULK, {}))  # XON
+    assert agent.poll(2_000) == [f"set_queue_rate 0 {uplink.number} {vocab.TC_BULK}"]

@@ -29,6 +29,7 @@ from emulator.runtime.mininet.uplinks import (
     check_uplinks,
 )
 from emulator.target.hashes import v1model_hash
+from emulator.target.ops import command_ops
 from emulator.topology import ResolvedTopology, load_clos, resolve
 from emulator.traffic.roce import udp_sport
 
@@ -51,7 +52,7 @@ def _topo() -> ResolvedTopology:
 def _predictor(lb: str) -> tuple[UplinkPredictor, FabricController]:
     topo = _topo()
     ctl = FabricController(topo, FabricConfig(lb_mode=lb))
-    cmds = {s.name: ctl.command_file(s.name).splitlines() for s in topo.switches}
+    cmds = {s.name: ctl.switch_ops(s.name) for s in topo.switches}
     return UplinkPredictor(topo, {s.name: _program() for s in topo.switches}, cmds), ctl
 
 
@@ -94,6 +95,17 @@ def test_eecmp_spreads_the_qps_of_one_connection() -> None:
     flows = [_flow("h0", "h4", 0x101 + q, 0x301 + q, 16384) for q in range(16)]
     used = {u for ups in pred.predict(flows) for u in ups}
     assert used == {"rtsw0:5", "rtsw0:6", "rtsw0:7", "rtsw0:8"}
+
+
+def test_typed_repairs_replay_like_their_command_lines() -> None:
+    """A controller repair recorded as typed operations moves flows as its CLI text does."""
+    pred, ctl = _predictor("ecmp")
+    ops = ctl.link_changed("rtsw0", "ctsw2", up=False)
+    typed = [CliChange(1_200_000_000, sw, op) for sw, v in ops.items() for op in command_ops(v)]
+    text = [CliChange(c.t_ns, c.switch, c.line.cli()) for c in typed]  # type: ignore[union-attr]
+    fresh, _ = _predictor("ecmp")
+    assert pred.predict(FLOWS, typed) == fresh.predict(FLOWS, text)
+    assert len(pred.predict(FLOWS, typed)[0]) == 2
 
 
 def test_runtime_commands_are_replayed_in_time_order() -> None:

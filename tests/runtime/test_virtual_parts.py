@@ -10,9 +10,9 @@ from hypothesis import strategies as st
 from emulator.runtime.virtual.engine import Engine
 from emulator.runtime.virtual.links import LinkDir
 from emulator.runtime.virtual.measure import Ledger
-from emulator.target.pfc import encode_pfc
 from emulator.traffic.framing import RoceV2Framing
 from emulator.traffic.qp import wire_ns
+from emulator.vocab.pfc import encode_pfc
 
 RATE = 10_000_000
 

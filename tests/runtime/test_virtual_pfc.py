@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from emulator.control import FabricConfig, PfcConfig
-from emulator.traffic.qos import TC_BULK
+from emulator.vocab import TC_BULK
 
 from .vt_fabric import assert_conserved, config, run
 

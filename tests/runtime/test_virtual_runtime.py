@@ -7,8 +7,9 @@ import pytest
 from emulator.errors import UserError
 from emulator.runtime.base import NetworkRuntime, make_runtime
 from emulator.runtime.virtual.runtime import VirtualRuntime
+from emulator.target.ops import TableAdd
 
-from .vt_fabric import META, assert_conserved, config, run
+from .vt_fabric import META, assert_conserved, config, plan_for, run
 
 SIZE = 64 * 1024
 PAIRS = [["h0", "h2"], ["h1", "h3"]]
@@ -102,7 +103,7 @@ def test_user_errors() -> None:
         rt.run(1)
     early = rt.result(META)
     assert early.meta.complete is False and "never started" in early.meta.incomplete_reason
-    bad_cmd = type(cfg)(cfg.topo, cfg.programs, {"rtsw0": ["table_add nope x 1 => 2"]})
+    bad_cmd = plan_for(cfg.topo, cfg.programs, {"rtsw0": (TableAdd("nope", "x", (1,), (2,)),)})
     broken = VirtualRuntime(bad_cmd)
     with pytest.raises(UserError, match="rtsw0"):
         broken.start()
@@ -118,14 +119,12 @@ def test_user_errors() -> None:
         rt.fail_link("rtsw0", "nope")
     with pytest.raises(UserError, match="no switch"):
         rt.switch_cli("h0", "table_dump x")
-    bad = type(cfg)(cfg.topo, {}, cfg.commands)
     with pytest.raises(UserError, match="no P4 program"):
-        VirtualRuntime(bad).start()
-    typo = type(cfg)(cfg.topo, cfg.programs, cfg.commands, rnic={"mtuu": 1024})
+        plan_for(cfg.topo, {}, cfg.switch_ops)
     with pytest.raises(UserError, match="unknown keys"):
-        VirtualRuntime(typo).start()
-    bmv2 = type(cfg)(cfg.topo, cfg.programs, cfg.commands, target="bmv2")
-    with pytest.raises(UserError, match="built-in target"):
+        plan_for(cfg.topo, cfg.programs, cfg.switch_ops, rnic={"mtuu": 1024})
+    bmv2 = plan_for(cfg.topo, cfg.programs, cfg.switch_ops, target="bmv2")
+    with pytest.raises(UserError, match="cannot run in the 'virtual' runtime"):
         VirtualRuntime(bmv2).start()
     rt.stop()
     with pytest.raises(UserError, match="stopped"):

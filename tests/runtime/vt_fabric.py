@@ -7,8 +7,9 @@ from pathlib import Path
 from typing import Any
 
 from emulator.control import FabricConfig, FabricController
+from emulator.control.live import LiveController
 from emulator.measure.results import RunMeta, RunResult
-from emulator.runtime.base import RuntimeConfig
+from emulator.plan.spec import RunOptions, RunPlan
 from emulator.runtime.virtual.runtime import VirtualRuntime
 from emulator.topology import ResolvedTopology, load_clos, resolve
 
@@ -31,27 +32,59 @@ def topology(name: str) -> ResolvedTopology:
     return resolve(load_clos(name))
 
 
+def plan_for(
+    topo: ResolvedTopology,
+    programs: Any,
+    switch_ops: Any,
+    *,
+    rnic: dict[str, Any] | None = None,
+    target: str = "builtin",
+    controller: LiveController | None = None,
+    **options: Any,
+) -> RunPlan:
+    """A RunPlan from its parts; ``options`` are RunOptions fields, ``rnic`` RnicConfig ones."""
+    from emulator.traffic.rnic_process import rnic_config_from_dict
+
+    return RunPlan(
+        topo,
+        programs,
+        switch_ops,
+        target=target,
+        rnic=rnic_config_from_dict(rnic or {}),
+        options=RunOptions(**options),
+        controller=controller,
+    )
+
+
 def config(
     topo: ResolvedTopology | str,
     fabric: FabricConfig | None = None,
+    *,
+    live: bool = False,
+    detection_delay_ns: int = 0,
     **kw: Any,
-) -> tuple[RuntimeConfig, FabricController]:
-    """A RuntimeConfig (every switch runs roce_fabric.p4 with the controller's commands)."""
+) -> tuple[RunPlan, FabricController]:
+    """A RunPlan (every switch runs roce_fabric.p4 with the controller's operations).
+
+    ``live``: the plan carries the controller, which repairs routes on link events.
+    """
     if isinstance(topo, str):
         topo = topology(topo)
     ctl = FabricController(topo, fabric or FabricConfig())
     prog = program()
-    cfg = RuntimeConfig(
+    controller = LiveController(ctl, detection_delay_ns) if live else None
+    plan = plan_for(
         topo,
         {s.name: prog for s in topo.switches},
-        {s.name: ctl.command_file(s.name).splitlines() for s in topo.switches},
+        {s.name: ctl.switch_ops(s.name) for s in topo.switches},
+        controller=controller,
         **kw,
     )
-    return cfg, ctl
+    return plan, ctl
 
 
 def run(
-    cfg: RuntimeConfig, workload: dict[str, Any], until_ns: int = 10**10
+    cfg: RunPlan, workload: dict[str, Any], until_ns: int = 10**10
 ) -> tuple[bool, RunResult, VirtualRuntime]:
     """Start, deploy one workload, run, collect; returns (done, result, runtime)."""
     with VirtualRuntime(cfg) as rt:

@@ -9,6 +9,7 @@ import pytest
 
 from emulator.cli.main import main
 from emulator.measure.results import RunMeta, RunResult
+from emulator.plan.spec import RunPlan
 from emulator.runtime import base
 from emulator.scenario.runner import run_scenario
 
@@ -20,8 +21,8 @@ class BrokenRuntime:
 
     name = "broken"
 
-    def __init__(self, config: base.RuntimeConfig, exc: BaseException) -> None:
-        self.config, self.exc, self.stopped = config, exc, False
+    def __init__(self, config: RunPlan, exc: BaseException) -> None:
+        self.plan, self.exc, self.stopped = config, exc, False
 
     def start(self) -> None:
         pass
@@ -49,7 +50,7 @@ def test_partial_result_written(
 ) -> None:
     made: list[BrokenRuntime] = []
 
-    def fake_make_runtime(name: str, config: base.RuntimeConfig) -> BrokenRuntime:
+    def fake_make_runtime(name: str, config: RunPlan) -> BrokenRuntime:
         made.append(BrokenRuntime(config, exc))
         return made[-1]
 

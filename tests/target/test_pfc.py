@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from emulator.target.pfc import (
+from emulator.target.tm import TrafficManager
+from emulator.vocab.pfc import (
     PFC_DST_MAC,
     decode_pfc,
     encode_pfc,
     quanta_to_ns,
 )
-from emulator.target.tm import TrafficManager
 
 SRC = "02:00:00:00:00:01"
 

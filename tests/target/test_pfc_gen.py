@@ -7,9 +7,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from emulator.errors import UserError
-from emulator.target.pfc import decode_pfc, quanta_to_ns
 from emulator.target.pfc_gen import PfcThresholds, default_mac
 from emulator.target.tm import TrafficManager
+from emulator.vocab.pfc import decode_pfc, quanta_to_ns
 
 
 class Clock:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from emulator.target.pfc import decode_pfc, encode_pfc
+from emulator.vocab.pfc import decode_pfc, encode_pfc
 
 macs = st.binary(min_size=6, max_size=6)
 quanta = st.lists(st.integers(0, 0xFFFF), min_size=8, max_size=8)

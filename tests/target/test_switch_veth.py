@@ -131,7 +131,7 @@ def test_bad_interface_is_a_clean_user_error() -> None:
 RAW_SOCKETS = """
 import json, socket, sys, time
 from emulator.target.blast import make_frame
-from emulator.target.pfc import decode_pfc, encode_pfc
+from emulator.vocab.pfc import decode_pfc, encode_pfc
 h1, h2 = sys.argv[1], sys.argv[2]
 def sock(ifname):
     s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(3))

@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from emulator.target.pfc import encode_pfc
 from emulator.target.tm import TrafficManager
+from emulator.vocab.pfc import encode_pfc
 
 op = st.one_of(
     st.tuples(st.just("enq"), st.integers(1, 2), st.integers(-1, 3)),

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scapy.contrib.mac_control import MACControlClassBasedFlowControl
@@ -12,7 +11,6 @@ from scapy.layers.l2 import Ether
 from emulator.traffic import opcodes as op
 from emulator.traffic.framing import RoceV2Framing
 from emulator.traffic.headers import AETH, BTH, CTS, RETH, ImmDt
-from emulator.traffic.pfc import build_pause, build_pfc, parse_pfc, quanta_to_ns
 from emulator.traffic.qos import tos_byte
 from emulator.traffic.roce import (
     decode_transport,
@@ -20,6 +18,14 @@ from emulator.traffic.roce import (
     pack_cts,
     udp_sport,
     unpack_cts,
+)
+from emulator.vocab.pfc import (
+    build_pause,
+    build_pfc,
+    decode_pfc,
+    encode_pfc,
+    parse_pfc,
+    quanta_to_ns,
 )
 
 MAC_A, MAC_B = "02:00:00:00:00:0a", "02:00:00:00:00:0b"
@@ -161,14 +167,13 @@ def test_pause_frame_and_quanta_time():
 
 
 @given(quanta=st.dictionaries(st.integers(0, 7), st.integers(0, 0xFFFF), min_size=1))
-def test_pfc_agrees_with_the_switch_target(quanta):
-    """The built-in switch's PFC codec and ours read each other's frames identically."""
-    target_pfc = pytest.importorskip("emulator.target.pfc")
+def test_pfc_mapping_and_vector_forms_agree(quanta):
+    """The RNICs' form ({priority: quanta}) and the switch's (enable vector + 8 quanta) of the
+    one codec (emulator.vocab.pfc) write and read the same frames."""
     ours = build_pfc(MAC_A, quanta)
-    theirs = target_pfc.decode_pfc(ours)
-    assert theirs.paused_classes() == sorted(quanta)
+    theirs = decode_pfc(ours)
+    assert theirs is not None and theirs.paused_classes() == sorted(quanta)
     assert all(theirs.quanta[p] == q for p, q in quanta.items())
     enable = sum(1 << p for p in quanta)
-    back = target_pfc.encode_pfc(MAC_A, enable, [quanta.get(p, 0) for p in range(8)])
-    assert back == ours
-    assert target_pfc.quanta_to_ns(1234, 25e9) == quanta_to_ns(1234, 25e9)
+    back = encode_pfc(MAC_A, enable, [quanta.get(p, 0) for p in range(8)])
+    assert back == ours and parse_pfc(back) == quanta

@@ -6,8 +6,8 @@ import pytest
 
 from emulator.traffic import opcodes as op
 from emulator.traffic.dcqcn import DcqcnConfig, DcqcnRate
-from emulator.traffic.qos import DSCP_CNP
 from emulator.traffic.rnic import RnicConfig
+from emulator.vocab import DSCP_CNP
 
 from .helpers import DATA_OPS, opcode_of, pair
 

@@ -10,8 +10,8 @@ import pytest
 from emulator.traffic import workloads as wl
 from emulator.traffic.dcqcn import DcqcnConfig
 from emulator.traffic.endpoints import build_rnics
-from emulator.traffic.qos import TC_BULK
 from emulator.traffic.rnic import RnicConfig
+from emulator.vocab import TC_BULK
 
 from .netsim import Sim
 from .p4net import P4Leaf, SimClock

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from emulator.traffic import opcodes as op
-from emulator.traffic.pfc import build_pause, build_pfc, quanta_to_ns
-from emulator.traffic.qos import TC_BULK, TC_CTS
 from emulator.traffic.rnic import RnicConfig
+from emulator.vocab import TC_BULK, TC_CTS
+from emulator.vocab.pfc import build_pause, build_pfc, quanta_to_ns
 
 from .helpers import DATA_OPS, opcode_of, pair, payload_len
 

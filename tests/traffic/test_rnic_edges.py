@@ -7,9 +7,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from emulator.errors import UserError
-from emulator.traffic.pfc import build_pfc
-from emulator.traffic.qos import TC_BULK, TC_CTS
 from emulator.traffic.rnic import Rnic, RnicConfig
+from emulator.vocab import TC_BULK, TC_CTS
+from emulator.vocab.pfc import build_pfc
 
 from .helpers import DATA_OPS, opcode_of, pair
 

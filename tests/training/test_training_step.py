@@ -165,9 +165,9 @@ def test_fit_recovers_known_parameters() -> None:
 def test_training_step_refuses_mininet_before_starting_anything(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    import emulator.scenario.runner as runner
+    import emulator.scenario.choice as choice
 
-    monkeypatch.setattr(runner, "mininet_available", lambda: None)
+    monkeypatch.setattr(choice, "mininet_available", lambda: None)
     with pytest.raises(UserError, match="virtual runtime only \\(not mininet\\)"):
         run_scenario(SCENARIO, runtime="mininet", out=tmp_path)
     assert not (tmp_path / "result.json").exists()  # refused before the run started

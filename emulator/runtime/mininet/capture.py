@@ -23,14 +23,16 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from emulator.vocab import UDP_PORT_ROCEV2, EtherType
+
 log = logging.getLogger("fabemu.capture")
 
 SNAPLEN = 64  # Ether 14 + IPv4 20 + UDP 8 + BTH 12 = 54 bytes are enough
 STOP_TIMEOUT_S = 10.0
 READY_TIMEOUT_S = 15.0  # how long every tcpdump together may take to start listening
 FlowKey = tuple[str, int]  # (destination IPv4 address, destination QPN)
-_IPV4 = b"\x08\x00"
-_ROCE_PORT = b"\x12\xb7"  # UDP 4791
+_IPV4 = EtherType.IPV4.to_bytes(2, "big")
+_ROCE_PORT = UDP_PORT_ROCEV2.to_bytes(2, "big")
 _MAX_DATA_OPCODE = 0x0B  # RC SEND / RDMA WRITE; ACK (0x11) and CNP (0x81) are not data
 
 
@@ -71,7 +73,7 @@ class UplinkCapture:
             # --immediate-mode: else frames wait in a kernel ring block until it fills or a
             # 1 s timeout retires it, and a short run's last block is lost at SIGINT
             cmd += ["--immediate-mode", "-U", "-n", "-w", str(self.pcap(uplink))]
-            cmd += ["udp", "dst", "port", "4791"]
+            cmd += ["udp", "dst", "port", str(UDP_PORT_ROCEV2)]
             with self.log(uplink).open("wb") as err:  # tcpdump's messages, kept with the run
                 self.procs[uplink] = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err)
         return list(self.procs.values())

@@ -36,8 +36,7 @@ from emulator.measure.observations import (
 from emulator.runtime.mininet.sampler import KernelSeries
 from emulator.runtime.mininet.uplinks import CliChange, UplinkPredictor, assign_uplinks
 from emulator.topology import ResolvedTopology
-
-WIRE_OVERHEAD_BYTES = 24
+from emulator.vocab import WIRE_OVERHEAD_BYTES
 
 
 @dataclass

@@ -41,12 +41,17 @@ from emulator.runtime.links import link_exists, set_link_state
 from emulator.runtime.mininet.switch import Bmv2Switch, FabemuSwitch, P4ProcessSwitch
 from emulator.runtime.runstate import STATE_ROOT, RunState
 from emulator.runtime.statedir import take_run_lock
+from emulator.target.ops import Comment, SwitchOp
 from emulator.topology import ResolvedTopology
+from emulator.traffic.workloads import workload_from_dict
+from emulator.vocab import WIRE_OVERHEAD_BYTES
 
-BMV2_FRAME_BYTES = 1024 + 24  # frame + wire overhead used to turn rates into packets/s
+BMV2_FRAME_BYTES = (
+    1024 + WIRE_OVERHEAD_BYTES
+)  # frame + wire overhead used to turn rates into packets/s
 _TARGETS: dict[str, type[P4ProcessSwitch]] = {
     "fabemu": FabemuSwitch,
-    "builtin": FabemuSwitch,  # the name RuntimeConfig uses for the built-in target
+    "builtin": FabemuSwitch,  # the name a RunPlan uses for the built-in target
     "bmv2": Bmv2Switch,
 }
 RUN_LOCK = "mininet.lock"  # in STATE_ROOT: one Mininet run at a time on this machine
@@ -60,18 +65,6 @@ def _take_run_lock() -> int:
     return take_run_lock(STATE_ROOT, RUN_LOCK, RUN_LOCK_WAIT_S)
 
 
-def workload_hosts(d: Mapping[str, Any]) -> set[str] | None:
-    """Hosts named by a workload mapping (None if it names them in a way we don't know)."""
-    names: set[str] = set()
-    for key in ("hosts", "senders"):
-        names.update(str(h) for h in d.get(key, ()) or ())
-    if d.get("receiver"):
-        names.add(str(d["receiver"]))
-    for pair in d.get("pairs", ()) or ():
-        names.update(str(h) for h in pair)
-    return names or None
-
-
 class MininetFabric:
     """One running emulated fabric in Mininet; a context manager that always tears down."""
 
@@ -79,7 +72,7 @@ class MininetFabric:
         self,
         topo: ResolvedTopology,
         program_json: Program | Mapping[str, Program],
-        commands: Mapping[str, str | Sequence[str]],
+        commands: Mapping[str, str | Sequence[str | SwitchOp]],
         *,
         target: str = "fabemu",
         priority_queues: int = 8,
@@ -116,8 +109,11 @@ class MininetFabric:
         self._lock_fd: int | None = None
 
     @staticmethod
-    def _lines(v: str | Sequence[str]) -> list[str]:
-        return v.splitlines() if isinstance(v, str) else list(v)
+    def _lines(v: str | Sequence[str | SwitchOp]) -> list[str]:
+        """Command lines: the text as given, typed operations rendered (the process needs text)."""
+        if isinstance(v, str):
+            return v.splitlines()
+        return [x if isinstance(x, str) else x.cli() for x in v if not isinstance(x, Comment)]
 
     # -- lifecycle -----------------------------------------------------------------------
 
@@ -398,8 +394,8 @@ class MininetFabric:
 
         net = self._need_net()
         assert self.state is not None
-        names = set(hosts) if hosts is not None else workload_hosts(workload)
-        chosen = [h for h in self.topo.hosts if names is None or h.name in names]
+        names = set(hosts) if hosts is not None else set(workload_from_dict(workload).hosts)
+        chosen = [h for h in self.topo.hosts if h.name in names]
         ips = {h.name: h.ip for h in self.topo.hosts}
         start_at = start_at_ns if start_at_ns is not None else time.monotonic_ns() + 10**9
         procs: dict[str, subprocess.Popen[bytes]] = {}

@@ -1,7 +1,7 @@
 """``MininetRuntime``: the :class:`~emulator.runtime.base.NetworkRuntime` on Mininet.
 
-    cfg = RuntimeConfig(topo, programs, commands, target="builtin" | "bmv2", ...)
-    with MininetRuntime(cfg) as rt:        # make_runtime("mininet", cfg)
+    plan = build_plan(scenario, path, "mininet")   # emulator.plan
+    with MininetRuntime(plan) as rt:       # make_runtime("mininet", plan)
         rt.start()                         # MininetFabric: build, launch, program, hosts
         rt.add_workload({...})             # remembered; hosts of workloads must not overlap
         rt.run(until_ns)                   # 1st call starts one rnic_process per host; waits
@@ -13,26 +13,38 @@ Run time is wall-clock time (CLOCK_MONOTONIC) since ``start()`` returned. From `
 a thread samples the switch interfaces' kernel counters each ``max(sample_interval_ns,
 10 ms)`` (link utilisation, :mod:`mininet.sampler`); while ``run`` waits it also samples
 every switch's counters each ``max(sample_interval_ns, 200 ms)`` (queue depths).
+
+The plan is turned into text and plain data only where a process starts: the switches'
+simple_switch_CLI commands (``MininetFabric``), the RNIC processes' JSON configs. Link
+events reach the plan's live controller; its repairs go in through the switches' control
+path after the detection delay (a timer thread, wall clock).
 """
 
 from __future__ import annotations
 
+import dataclasses
+import logging
 import subprocess
+import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from emulator.control.live import LinkEvent, LinkEventSource
 from emulator.errors import UserError
 from emulator.measure.assemble import assemble
 from emulator.measure.observations import P4_COUNTERS
 from emulator.measure.results import RunMeta, RunResult
-from emulator.runtime.base import RuntimeConfig
+from emulator.plan.spec import RunPlan
 from emulator.runtime.mininet.capture import UplinkCapture
 from emulator.runtime.mininet.collect import RunRecord, Sample, kernel_counters, observations
-from emulator.runtime.mininet.fabric import MininetFabric, workload_hosts
+from emulator.runtime.mininet.fabric import MininetFabric
 from emulator.runtime.mininet.sampler import KernelSampler
 from emulator.runtime.mininet.uplinks import CliChange, UplinkPredictor
-from emulator.traffic.qos import DSCP_BULK
+from emulator.target.ops import SwitchOp, command_ops
+from emulator.traffic.workloads import workload_from_dict
+
+log = logging.getLogger("fabemu.mininet")
 
 MIN_SAMPLE_NS = 200_000_000  # counter polling costs the switches CPU: at most 5 per second
 START_DELAY_NS = 1_000_000_000  # RNIC processes start their ranks together after this
@@ -40,23 +52,27 @@ PROCESS_MARGIN_S = 600.0  # bound on an RNIC process beyond the first run() hori
 CONN_IDS_PER_WORKLOAD = 4096
 
 
-class MininetRuntime:
+class MininetRuntime(LinkEventSource):
     """Mininet hosts + switch processes, RNIC processes per workload, a RunResult."""
 
     name = "mininet"
 
-    def __init__(self, config: RuntimeConfig) -> None:
-        self.config = config
+    def __init__(self, plan: RunPlan) -> None:
+        self.plan = plan
+        opts = plan.options
         self.fabric = MininetFabric(
-            config.topo,
-            dict(config.programs),
-            {k: list(v) for k, v in config.commands.items()},
-            target=config.target,
-            priority_queues=config.priority_queues,
-            pfc=config.pfc,
-            run_dir=config.log_dir,
-            pcap_dir=config.pcap_dir,
+            plan.topo,
+            dict(plan.programs),
+            dict(plan.switch_ops),
+            target=plan.target,
+            priority_queues=opts.priority_queues,
+            pfc=opts.pfc,
+            run_dir=opts.log_dir,
+            pcap_dir=opts.pcap_dir,
         )
+        #: the RNIC settings as the rnic_process JSON config carries them
+        self.rnic: dict[str, Any] = dataclasses.asdict(plan.rnic)
+        self._timers: list[threading.Timer] = []
         self.workloads: list[dict[str, Any]] = []
         self._procs: list[dict[str, subprocess.Popen[bytes]]] = []
         self._rec: RunRecord | None = None
@@ -77,12 +93,14 @@ class MininetRuntime:
         self.fabric.start()
         self._rec = RunRecord(t0_mono_ns=time.monotonic_ns())
         self._sampler = KernelSampler(
-            kernel_counters(self.config.topo),
-            self.config.sample_interval_ns,
+            kernel_counters(self.plan.topo),
+            self.plan.options.sample_interval_ns,
             self._rec.t0_mono_ns,
         )
         self._sampler.start()
         self._start_capture()
+        if self.plan.controller is not None:
+            self.plan.controller.attach(self)
 
     def _start_capture(self) -> None:
         """tcpdump on the leaf uplinks, so each flow's uplinks are measured (mininet.capture)."""
@@ -91,7 +109,7 @@ class MininetRuntime:
             assert self._rec is not None
             self._rec.events.append(f"uplinks will be predicted, not measured: {why}")
             return
-        self._capture = UplinkCapture(self.config.topo, self.fabric.run_dir / "uplinks")
+        self._capture = UplinkCapture(self.plan.topo, self.fabric.run_dir / "uplinks")
         for proc in self._capture.start():
             if self.fabric.state is not None:
                 self.fabric.state.add_pid(proc.pid, "tcpdump (uplink capture)")
@@ -99,6 +117,8 @@ class MininetRuntime:
 
     def stop(self) -> None:
         """Stop RNIC processes and tear the network down (idempotent)."""
+        for timer in self._timers:
+            timer.cancel()
         for procs in self._procs:
             for p in procs.values():
                 if p.poll() is None:
@@ -121,14 +141,12 @@ class MininetRuntime:
         """Remember a workload; its RNIC processes start at the first ``run``."""
         if self._procs:
             raise UserError("Mininet runtime: add workloads before the first run()")
-        hosts = workload_hosts(workload)
-        if hosts is None:
-            raise UserError("Mininet runtime: the workload names no hosts")
-        unknown = sorted(h for h in hosts if not self.config.topo.is_host(h))
+        hosts = set(workload_from_dict(workload).hosts)
+        unknown = sorted(h for h in hosts if not self.plan.topo.is_host(h))
         if unknown:
             raise UserError(f"workload names unknown host(s): {', '.join(unknown)}")
         for other in self.workloads:
-            both = hosts & (workload_hosts(other) or set())
+            both = hosts & set(workload_from_dict(other).hosts)
             if both:
                 raise UserError(
                     "Mininet runtime: one RNIC process per host, so workloads cannot share "
@@ -145,14 +163,14 @@ class MininetRuntime:
                 self._procs.append(
                     self.fabric.start_rnics(
                         w,
-                        rnic=self.config.rnic,
+                        rnic=self.rnic,
                         start_at_ns=start_at,
-                        seed=self.config.seed,
+                        seed=self.plan.options.seed,
                         duration_s=max(0.0, (until_ns - now) / 1e9) + PROCESS_MARGIN_S,
                         conn_id_base=i * CONN_IDS_PER_WORKLOAD,
                     )
                 )
-        interval = max(self.config.sample_interval_ns, MIN_SAMPLE_NS)
+        interval = max(self.plan.options.sample_interval_ns, MIN_SAMPLE_NS)
         next_sample = now
         while True:
             now = self._now()
@@ -193,8 +211,8 @@ class MininetRuntime:
     def _program_counters(self) -> dict[str, dict[str, int]]:
         """Sum of each known program counter over a switch's ports and 8 priorities."""
         out: dict[str, dict[str, int]] = {}
-        for s in self.config.topo.switches:
-            prog = self.config.programs.get(s.name, {})
+        for s in self.plan.topo.switches:
+            prog = self.plan.programs.get(s.name, {})
             have = {c.get("name") for c in prog.get("counter_arrays", [])}
             idx = [p.number * 8 + q for p in s.ports for q in range(8)]
             out[s.name] = {}
@@ -212,13 +230,41 @@ class MininetRuntime:
         """Take the link(s) between ``a`` and ``b`` down now."""
         n = self.fabric.fail_link(a, b)
         assert self._rec is not None
-        self._rec.events.append(f"t={self._now()} fail_link {a} {b} ({n} link(s))")
+        now = self._now()
+        self._rec.events.append(f"t={now} fail_link {a} {b} ({n} link(s))")
+        self.publish_link_event(LinkEvent(a, b, False, now))
 
     def restore_link(self, a: str, b: str) -> None:
         """Bring the link(s) between ``a`` and ``b`` back up."""
         n = self.fabric.restore_link(a, b)
         assert self._rec is not None
-        self._rec.events.append(f"t={self._now()} restore_link {a} {b} ({n} link(s))")
+        now = self._now()
+        self._rec.events.append(f"t={now} restore_link {a} {b} ({n} link(s))")
+        self.publish_link_event(LinkEvent(a, b, True, now))
+
+    def call_at(self, t_ns: int, fn: Callable[[], None]) -> None:
+        """``fn()`` at run time ``t_ns`` (wall clock), from a timer thread; now if past."""
+
+        def guarded() -> None:
+            try:
+                fn()
+            except Exception:  # a failed repair must not kill the run: it is logged
+                log.exception("a scheduled control-plane action failed")
+
+        delay_s = max(0.0, (t_ns - self._now()) / 1e9)
+        timer = threading.Timer(delay_s, guarded)
+        timer.daemon = True
+        self._timers.append(timer)
+        timer.start()
+
+    def apply_ops(self, switch: str, ops: Sequence[SwitchOp]) -> None:
+        """Typed operations to a running switch through its control path (as CLI text)."""
+        todo = command_ops(ops)
+        self.fabric.apply_commands({switch: [op.cli() for op in todo]})
+        if self._rec is not None:  # replayed by the uplink predictor at result()
+            now = self._now()
+            self._rec.changes.extend(CliChange(now, switch, op) for op in todo)
+            self._rec.events.append(f"t={now} apply_ops {switch} ({len(todo)} op(s))")
 
     def switch_cli(self, switch: str, line: str) -> str:
         """One runtime command on a running switch; its output (UserError if rejected)."""
@@ -229,18 +275,16 @@ class MininetRuntime:
 
     def _predictor(self) -> UplinkPredictor | None:
         """The leaves' programs in-process, to compute each flow's uplink (None: no programs)."""
-        if not all(s.name in self.config.programs for s in self.config.topo.switches):
+        if not all(s.name in self.plan.programs for s in self.plan.topo.switches):
             return None
-        qos = self.config.rnic.get("qos")
-        dscp = qos.get("dscp_bulk") if isinstance(qos, Mapping) else getattr(qos, "dscp_bulk", None)
         return UplinkPredictor(
-            self.config.topo,
-            self.config.programs,
-            self.config.commands,
-            priority_queues=self.config.priority_queues,
-            dscp=DSCP_BULK if dscp is None else int(dscp),
-            sport_policy=str(self.config.rnic.get("udp_sport", "qpn_hash")),
-            seed=self.config.seed,
+            self.plan.topo,
+            self.plan.programs,
+            self.plan.switch_ops,
+            priority_queues=self.plan.options.priority_queues,
+            dscp=self.plan.rnic.qos.dscp_bulk,
+            sport_policy=self.plan.rnic.udp_sport,
+            seed=self.plan.options.seed,
         )
 
     def result(self, meta: RunMeta) -> RunResult:
@@ -272,5 +316,5 @@ class MininetRuntime:
         if self._capture is not None:
             self._capture.stop()  # the RNICs are done: every frame is on the wire
             measured = self._capture.measure()
-        obs = observations(self.config.topo, rec, incomplete, self._predictor(), measured=measured)
+        obs = observations(self.plan.topo, rec, incomplete, self._predictor(), measured=measured)
         return assemble(obs, meta)

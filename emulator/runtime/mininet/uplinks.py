@@ -29,13 +29,14 @@ from typing import Any
 from emulator.control.apply import apply_commands
 from emulator.measure.flows import FlowRecord
 from emulator.measure.observations import FlowObs
+from emulator.target.ops import SwitchOp, apply_ops
 from emulator.topology import ResolvedTopology
 from emulator.traffic.connection import QP_SLOTS
 from emulator.traffic.framing import RoceV2Framing
 from emulator.traffic.opcodes import RC_RDMA_WRITE_MIDDLE
-from emulator.traffic.qos import DSCP_BULK
 from emulator.traffic.roce import encode_transport
 from emulator.traffic.seeding import flow_sport
+from emulator.vocab import DSCP_BULK
 
 IDLE_SHARE = 0.05  # an uplink predicted idle may carry this share of the bytes (ACKs, CTS)
 PROBE_PAYLOAD = 1024  # payload of the probe data frame (the hash ignores it)
@@ -44,11 +45,12 @@ BATCH_NS = 50_000_000  # runtime commands closer than this are one change (one r
 
 @dataclass(frozen=True)
 class CliChange:
-    """A runtime command sent to a running switch ``t_ns`` after the run start."""
+    """A runtime command sent to a running switch ``t_ns`` after the run start: a
+    simple_switch_CLI line (``switch_cli``) or a typed operation (a controller repair)."""
 
     t_ns: int
     switch: str
-    line: str
+    line: str | SwitchOp
 
 
 def _batches(changes: Sequence[CliChange]) -> list[list[CliChange]]:
@@ -66,6 +68,14 @@ def _batches(changes: Sequence[CliChange]) -> list[list[CliChange]]:
     return out
 
 
+def _replay(sw: Any, change: CliChange) -> None:
+    where = f"{change.switch} (shadow)"
+    if isinstance(change.line, str):
+        apply_commands(sw, [change.line], where=where)
+    else:
+        apply_ops(sw, [change.line], where=where)
+
+
 class UplinkPredictor:
     """Shadow copies of the leaves' programs that say where a flow's data frames go."""
 
@@ -73,7 +83,7 @@ class UplinkPredictor:
         self,
         topo: ResolvedTopology,
         programs: Mapping[str, Any],
-        commands: Mapping[str, Sequence[str]],
+        switch_ops: Mapping[str, Sequence[SwitchOp]],
         *,
         priority_queues: int = 8,
         dscp: int = DSCP_BULK,
@@ -83,7 +93,7 @@ class UplinkPredictor:
         self.topo = topo
         self.sport_policy, self.seed = sport_policy, seed
         self.programs = programs
-        self.commands = commands
+        self.switch_ops = switch_ops
         self.priority_queues = priority_queues
         self.dscp = dscp
         self.by_ip = {h.ip: h for h in topo.hosts}
@@ -101,7 +111,7 @@ class UplinkPredictor:
         )  # fmt: skip
         for p in node.ports:
             sw.add_port(p.number)
-        apply_commands(sw, list(self.commands.get(leaf, ())), where=f"{leaf} (uplink shadow)")
+        apply_ops(sw, self.switch_ops.get(leaf, ()), where=f"{leaf} (uplink shadow)")
         return sw
 
     def _probe(self, sw: Any, flow: FlowRecord) -> str | None:
@@ -140,7 +150,7 @@ class UplinkPredictor:
             hi = starts[k + 1] if k + 1 < len(starts) else forever
             for c in batches[k - 1] if k > 0 else ():
                 if c.switch in shadows:
-                    apply_commands(shadows[c.switch], [c.line], where=f"{c.switch} (shadow)")
+                    _replay(shadows[c.switch], c)
             for i, f in enumerate(flows):
                 host = self.by_ip.get(f.src)
                 end = f.end_ns if f.end_ns > 0 else forever  # unfinished: still active

@@ -18,12 +18,14 @@ from array import array
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
+from emulator.vocab import UDP_PORT_ROCEV2, EtherType
+
 if TYPE_CHECKING:
     from emulator.runtime.virtual.links import LinkDir
     from emulator.runtime.virtual.nodes import SwitchBox
 
-ROCE_PORT = b"\x12\xb7"  # UDP 4791
-IPV4 = b"\x08\x00"
+ROCE_PORT = UDP_PORT_ROCEV2.to_bytes(2, "big")
+IPV4 = EtherType.IPV4.to_bytes(2, "big")
 MAX_RC_REQUEST_OPCODE = 0x0B  # RC SEND / RDMA WRITE opcodes (data); ACK is 0x11
 
 FlowKey = tuple[bytes, int]  # (destination IPv4 address, destination QPN)

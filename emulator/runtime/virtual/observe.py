@@ -97,7 +97,7 @@ def observe(rt: VirtualRuntime) -> RunObservations:
     """The run so far, sampled once more at the current time."""
     now = rt.engine.now
     rt.sampler.sample(now)
-    used = {h.name for h in rt.config.topo.hosts if h.name in rt.workload_hosts}
+    used = {h.name for h in rt.plan.topo.hosts if h.name in rt.workload_hosts}
     counters = {name: hb.nic.counters.as_dict() for name, hb in rt.hosts.items()}
     switches = {name: _switch_counters(rt, box) for name, box in rt.boxes.items()}
     in_flight = sum(ld.in_flight()[0] for ld in rt.links)
@@ -110,7 +110,7 @@ def observe(rt: VirtualRuntime) -> RunObservations:
         incomplete.append("no workload was added")
     return RunObservations(
         end_ns=now,
-        hosts=[HostObs(h.name, counters[h.name], h.name in used) for h in rt.config.topo.hosts],
+        hosts=[HostObs(h.name, counters[h.name], h.name in used) for h in rt.plan.topo.hosts],
         switches=[_switch(rt.boxes[name], c) for name, c in switches.items()],
         links=_links(rt),
         queues=_queues(rt),

@@ -5,9 +5,9 @@ program, programmed with the control plane's commands) and RNIC emulators as the
 runtime, in one process under a discrete-event clock: no root, deterministic for a seed,
 faster than real time for small fabrics.
 
-    cfg = RuntimeConfig(topo, programs, commands, seed=1)
-    with VirtualRuntime(cfg) as rt:          # make_runtime("virtual", cfg)
-        rt.start()                           # switches, commands, RNICs, links
+    plan = build_plan(scenario, path)        # emulator.plan: topology, programs, switch ops ...
+    with VirtualRuntime(plan) as rt:         # make_runtime("virtual", plan)
+        rt.start()                           # switches, operations, RNICs, links, controller
         rt.add_workload({"kind": "fat_flows", "pairs": [["h0", "h2"]], "size_bytes": 65536})
         rt.schedule(2_000_000, lambda: rt.fail_link("rtsw0", "ctsw0"))   # mid-run events
         rt.run(until_ns=10**9)               # True as soon as every workload is done
@@ -28,50 +28,37 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Mapping
-from dataclasses import is_dataclass, replace
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from emulator.control.apply import apply_commands
-from emulator.control.render import command_lines
+from emulator.control.live import LinkEvent, LinkEventSource
 from emulator.errors import UserError
 from emulator.measure.assemble import assemble
 from emulator.measure.results import RunMeta, RunResult
-from emulator.runtime.base import RuntimeConfig
+from emulator.plan.compat import incompatibility
+from emulator.plan.spec import RunPlan
 from emulator.runtime.virtual.engine import Engine
 from emulator.runtime.virtual.links import LinkDir
 from emulator.runtime.virtual.measure import Ledger, Sampler
 from emulator.runtime.virtual.nodes import HostBox, SwitchBox
 from emulator.runtime.virtual.observe import observe
+from emulator.target.ops import SwitchOp, apply_ops, command_ops
 from emulator.target.pcap import PcapWriter
 from emulator.traffic.endpoints import build_rnics
-from emulator.traffic.rnic import RnicConfig
-from emulator.traffic.rnic_process import rnic_config_from_dict
 from emulator.traffic.workloads import Deployment, workload_from_dict
 
 SWITCH_SEED_STRIDE = 1009  # switch seed = run seed * stride + device id
 PCAP_FLUSH_EVERY = 256
 
 
-def rnic_config(settings: Mapping[str, Any]) -> RnicConfig:
-    """``RuntimeConfig.rnic`` as the Mininet RNIC processes read it (``dcqcn``/``qos`` as
-    mappings or ``true``); already-built ``DcqcnConfig``/``TrafficClassPlan`` objects pass."""
-    built: dict[str, Any] = {
-        k: v for k, v in settings.items() if k in ("dcqcn", "qos") and is_dataclass(v)
-    }
-    plain = {k: v for k, v in settings.items() if k not in built}
-    cfg = rnic_config_from_dict(plain, "rnic")
-    return replace(cfg, **built) if built else cfg
-
-
-class VirtualRuntime:
+class VirtualRuntime(LinkEventSource):
     """A whole fabric in one process under a discrete-event clock."""
 
     name = "virtual"
 
-    def __init__(self, config: RuntimeConfig) -> None:
-        self.config = config
+    def __init__(self, plan: RunPlan) -> None:
+        self.plan = plan
         self.engine = Engine()
         self.ledger = Ledger()
         self.boxes: dict[str, SwitchBox] = {}
@@ -88,7 +75,7 @@ class VirtualRuntime:
         self.wall_s = 0.0  # wall-clock seconds spent inside run()
         self._pending: list[Mapping[str, Any]] = []
         self._pcaps: list[PcapWriter] = []
-        self.credits: Any = None  # emulator.ib.credits.CreditFabric when config.credits
+        self.credits: Any = None  # emulator.ib.credits.CreditFabric when plan.credits
         self._started = False
         self._stopped = False
 
@@ -104,46 +91,43 @@ class VirtualRuntime:
         """Build switches (programmed with their commands), RNICs and links."""
         if self._started:
             return
-        cfg, topo = self.config, self.config.topo
-        if cfg.target not in ("builtin", "fabemu"):
-            raise UserError(
-                f"the virtual-time runtime runs the built-in target only, not {cfg.target!r}"
-            )
-        missing = [s.name for s in topo.switches if s.name not in cfg.programs]
-        if missing:
-            raise UserError(f"virtual runtime: no P4 program for switch(es) {', '.join(missing)}")
+        plan, topo, opts = self.plan, self.plan.topo, self.plan.options
+        problem = incompatibility(plan.fabric, plan.target, "virtual")
+        if problem:
+            raise UserError(problem)
         for s in topo.switches:
             box = SwitchBox(
                 self.engine,
                 s,
-                cfg.programs[s.name],
-                cfg.priority_queues,
-                seed=cfg.seed * SWITCH_SEED_STRIDE + s.device_id,
+                plan.programs[s.name],
+                opts.priority_queues,
+                seed=opts.seed * SWITCH_SEED_STRIDE + s.device_id,
             )
-            lines = command_lines("\n".join(cfg.commands.get(s.name, ())))
-            apply_commands(box.sw, lines, where=s.name)
-            if cfg.pfc:
+            apply_ops(box.sw, plan.switch_ops.get(s.name, ()), where=s.name)
+            if opts.pfc:
                 for p in s.ports:
                     box.tm.set_pfc(p.number, True)
             self.boxes[s.name] = box
-        nics = build_rnics(topo.hosts, rnic_config(cfg.rnic), cfg.seed, framing=cfg.framing)
-        self.ledger.flow_key = getattr(cfg.framing, "flow_key", None)
+        nics = build_rnics(topo.hosts, plan.rnic, opts.seed, framing=plan.framing)
+        self.ledger.flow_key = getattr(plan.framing, "flow_key", None)
         for h in topo.hosts:
             self.hosts[h.name] = HostBox(self.engine, h.name, nics[h.name], self.ledger)
         for link in topo.links:
             up = self._wire(link.a, link.a_port, link.b, link.b_port, link, True)
             down = self._wire(link.b, link.b_port, link.a, link.a_port, link, False)
             self._dirs[(link.a, link.a_port, link.b, link.b_port)] = (up, down)
-        if cfg.credits is not None:
+        if plan.credits is not None:
             from emulator.ib.credits import CreditFabric
 
-            self.credits = CreditFabric(self, cfg.credits)
-        if cfg.pcap_dir:
-            self._open_pcaps(Path(cfg.pcap_dir))
+            self.credits = CreditFabric(self, plan.credits)
+        if opts.pcap_dir:
+            self._open_pcaps(Path(opts.pcap_dir))
         self.sampler = Sampler(self.links, list(self.boxes.values()))
-        if cfg.sample_interval_ns > 0:
-            self.engine.at(cfg.sample_interval_ns, self._sample, None)
+        if opts.sample_interval_ns > 0:
+            self.engine.at(opts.sample_interval_ns, self._sample, None)
         self._started = True
+        if plan.controller is not None:
+            plan.controller.attach(self)
         for w in self._pending:
             self._deploy(w)
         self._pending.clear()
@@ -175,7 +159,7 @@ class VirtualRuntime:
     def _open_pcaps(self, folder: Path) -> None:
         """``<intf>_in.pcap`` / ``<intf>_out.pcap`` per switch port, as ``fabemu switch``."""
         folder.mkdir(parents=True, exist_ok=True)
-        intf = {(s.name, p.number): p.intf for s in self.config.topo.switches for p in s.ports}
+        intf = {(s.name, p.number): p.intf for s in self.plan.topo.switches for p in s.ports}
         for ld in self.links:
             if ld.src in self.boxes:
                 ld.pcap_out = self._pcap(folder / f"{intf[(ld.src, ld.src_port)]}_out.pcap")
@@ -198,8 +182,8 @@ class VirtualRuntime:
         for w in self._pcaps:
             w.close()
         self._pcaps.clear()
-        if self.config.log_dir and self._started:
-            self._write_logs(Path(self.config.log_dir))
+        if self.plan.options.log_dir and self._started:
+            self._write_logs(Path(self.plan.options.log_dir))
 
     def _write_logs(self, folder: Path) -> None:
         """``<switch>.log`` (the switch's bounded log: pipeline errors, log_msg) and
@@ -232,14 +216,14 @@ class VirtualRuntime:
         unknown = sorted(h for h in w.hosts if h not in self.hosts)
         if unknown:
             raise UserError(f"workload names unknown host(s): {', '.join(unknown)}")
-        topo = self.config.topo
+        topo = self.plan.topo
         nics = {h.name: self.hosts[h.name].nic for h in topo.hosts if h.name in w.hosts}
         ips = {h.name: h.ip for h in topo.hosts}
         dep = Deployment(
             w,
             nics,
             ips,
-            self.config.seed,
+            self.plan.options.seed,
             conn_id_base=self._next_conn_id,
         )
         self._next_conn_id += len(dep.specs)
@@ -272,7 +256,11 @@ class VirtualRuntime:
     def schedule(self, at_ns: int, fn: Callable[[], Any]) -> None:
         """Call ``fn()`` when the virtual clock reaches ``at_ns`` (e.g. a link failure)."""
         self._need_started()
-        self.engine.at(int(at_ns), lambda _arg: fn(), None)
+        self.engine.at(max(int(at_ns), self.engine.now), lambda _arg: fn(), None)
+
+    def call_at(self, t_ns: int, fn: Callable[[], None]) -> None:
+        """The control plane's clock: ``fn()`` at virtual time ``t_ns`` (now if past)."""
+        self.schedule(t_ns, fn)
 
     def run(self, until_ns: int) -> bool:
         """Advance virtual time to ``until_ns`` or until every workload is done."""
@@ -291,12 +279,12 @@ class VirtualRuntime:
     def _sample(self, _arg: object) -> None:
         now = self.engine.now
         self.sampler.sample(now)
-        self.engine.at(now + self.config.sample_interval_ns, self._sample, None)
+        self.engine.at(now + self.plan.options.sample_interval_ns, self._sample, None)
 
     # -- operations ----------------------------------------------------------------------
 
     def _link_dirs(self, a: str, b: str) -> list[LinkDir]:
-        topo = self.config.topo
+        topo = self.plan.topo
         for n in (a, b):
             if n not in self.boxes and n not in self.hosts:
                 raise UserError(f"topology {topo.name}: no node {n!r}")
@@ -312,6 +300,7 @@ class VirtualRuntime:
         for d in dirs:
             d.fail()
         self.events.append(f"t={self.engine.now} fail_link {a} {b} ({len(dirs) // 2} link(s))")
+        self.publish_link_event(LinkEvent(a, b, False, self.engine.now))
 
     def restore_link(self, a: str, b: str) -> None:
         """Bring the link(s) between ``a`` and ``b`` back up."""
@@ -325,6 +314,18 @@ class VirtualRuntime:
             else:
                 self.hosts[d.src].kick(now)
         self.events.append(f"t={now} restore_link {a} {b} ({len(dirs) // 2} link(s))")
+        self.publish_link_event(LinkEvent(a, b, True, now))
+
+    def apply_ops(self, switch: str, ops: Sequence[SwitchOp]) -> None:
+        """Apply typed runtime operations to a switch now (a control-plane repair)."""
+        self._need_started()
+        box = self.boxes.get(switch)
+        if box is None:
+            raise UserError(f"virtual runtime: no switch {switch!r}")
+        apply_ops(box.sw, ops, where=switch)
+        box.kick_all(self.engine.now)  # a group may have changed under queued frames
+        n = len(command_ops(ops))
+        self.events.append(f"t={self.engine.now} apply_ops {switch} ({n} op(s))")
 
     def switch_cli(self, switch: str, line: str) -> str:
         """One simple_switch_CLI command on a switch now; its output."""

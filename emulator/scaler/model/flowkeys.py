@@ -25,9 +25,9 @@ import numpy as np
 
 from emulator.scaler.model.fabric import ClosFabric
 from emulator.scaler.model.vhash import pack_fields_np
+from emulator.vocab import IP_PROTO_UDP, UDP_PORT_ROCEV2
 
-ROCEV2_UDP_PORT = 4791
-IP_PROTO_UDP = 17
+ROCEV2_UDP_PORT = UDP_PORT_ROCEV2  # the names the scaler's tests use
 RECV_OFFSET = 0x8000
 QPN_MASK = 0xFFFFFF
 
