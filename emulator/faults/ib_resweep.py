@@ -13,7 +13,6 @@ are not repaired (static LFTs only).
 
 from __future__ import annotations
 
-import subprocess
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -22,29 +21,15 @@ from typing import Any
 from emulator.control.live import LinkEvent
 from emulator.ib.netfile import ib_port
 from emulator.ib.routing import IbRouting
-from emulator.ib.subnet import _READY, IbRoutingError, IbSubnet, SmOptions, _tail
+from emulator.ib.subnet import IbRoutingError, IbSubnet, SmOptions
 
 
 class LiveIbSubnet(IbSubnet):
     """ibsim with its console on a pipe: :meth:`set_link` and repeated :meth:`sweep`."""
 
-    def _start_ibsim(self, net: Any) -> None:
-        log = self.dir / "ibsim.log"
-        with log.open("wb") as out:
-            self.ibsim = subprocess.Popen(
-                [self.tools["ibsim"], "-s", str(net)],
-                stdin=subprocess.PIPE, stdout=out, stderr=subprocess.STDOUT,
-                env=self.env(preload=False), cwd=self.dir,
-            )  # fmt: skip
-        assert self.state is not None
-        self.state.add_pid(self.ibsim.pid, f"ibsim {self.topo.name} (console)")
-        deadline = time.monotonic() + 10.0
-        while _READY not in log.read_text(errors="replace"):
-            if self.ibsim.poll() is not None or time.monotonic() > deadline:
-                raise IbRoutingError(f"ibsim did not start on {net}:\n{_tail(log)}")
-            time.sleep(0.02)
+    console = True
 
-    def console(self, line: str) -> None:
+    def command(self, line: str) -> None:
         """One ibsim console command (``Unlink "rtsw0"[3]``)."""
         assert self.ibsim is not None and self.ibsim.stdin is not None
         self.ibsim.stdin.write(line.encode() + b"\n")
@@ -55,7 +40,7 @@ class LiveIbSubnet(IbSubnet):
         for lk in self.topo.links_between(a, b):
             node, port = (lk.a, lk.a_port) if not self.topo.is_host(lk.a) else (lk.b, lk.b_port)
             cmd = "ReLink" if up else "Unlink"
-            self.console(f'{cmd} "{node}"[{ib_port(self.topo, node, port)}]')
+            self.command(f'{cmd} "{node}"[{ib_port(self.topo, node, port)}]')
 
     #: sweeps where OpenSM fell back to another engine (ftree on a fabric that lost a link
     #: is no longer a fat tree: OpenSM routes it with minhop, as on a real cluster)

@@ -71,14 +71,13 @@ def test_switch_down_fails_every_link_and_flap_toggles(tmp_path: Path) -> None:
     assert all(e["up"] for e in ups)
 
 
+def _impair(kind: str) -> dict[str, Any]:
+    """5% of h1's link frames lost or corrupted from 10 ms for 100 ms."""
+    return {"at_ms": 10, "kind": kind, "link": ["h1", "rtsw0"], "probability": 0.05, "for_ms": 100}
+
+
 def test_random_loss_is_seeded_and_recovered(tmp_path: Path) -> None:
-    fault = {
-        "at_ms": 10,
-        "kind": "loss",
-        "link": ["h1", "rtsw0"],
-        "probability": 0.05,
-        "for_ms": 100,
-    }
+    fault = _impair("loss")
     a = run(tmp_path / "a", faults=[fault])
     b = run(tmp_path / "b", faults=[fault])
     lost = _fault(a)["packets_lost"]
@@ -88,14 +87,7 @@ def test_random_loss_is_seeded_and_recovered(tmp_path: Path) -> None:
 
 
 def test_corruption_fails_icrc_at_the_receiver(tmp_path: Path) -> None:
-    fault = {
-        "at_ms": 10,
-        "kind": "corrupt",
-        "link": ["h1", "rtsw0"],
-        "probability": 0.05,
-        "for_ms": 100,
-    }
-    out = run(tmp_path, faults=[fault])
+    out = run(tmp_path, faults=[_impair("corrupt")])
     f = _fault(out)
     r = out.result
     assert f["frames_corrupted"] > 0 and r.faults is not None
