@@ -54,7 +54,7 @@ def finished_meta(meta: RunMeta, end_ns: int, incomplete: Sequence[str]) -> RunM
 
 def data_drops(sw: SwitchObs, accounting: DropAccounting) -> float:
     """Frames of RNIC origin ``sw`` dropped, as :class:`DropAccounting` counts them."""
-    c = sw.counters
+    c = {**sw.counters, **sw.counters_after}
     dropped = c.get("dropped", 0.0)
     if sw.pfc_consumed is not None:
         consumed = float(sw.pfc_consumed)
@@ -99,7 +99,7 @@ def _totals(
 def assemble(obs: RunObservations, meta: RunMeta) -> RunResult:
     """The RunResult of what ``obs`` recorded (partial runs too)."""
     switches = {
-        sw.name: {**sw.counters, "data_drops": data_drops(sw, obs.accounting)}
+        sw.name: {**sw.counters, "data_drops": data_drops(sw, obs.accounting), **sw.counters_after}
         for sw in obs.switches
     }
     listed = [h for h in obs.hosts if h.listed]

@@ -14,7 +14,7 @@ Counts are packets unless named ``*_bytes`` / ``*_ns``.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from emulator.control import names
@@ -57,6 +57,9 @@ class SwitchObs:
 
     name: str
     counters: Mapping[str, float]
+    #: more counters, listed after ``data_drops`` in the result (the virtual runtime's
+    #: ``p4_*`` program counters and credit stalls: the order its results always had)
+    counters_after: Mapping[str, float] = field(default_factory=dict)
     #: PFC frames the program dropped (seen one by one); None: not seen, so bounded by
     #: ``pfc_rx`` and the drops the program did not count (``dropped - p4_drops``)
     pfc_consumed: int | None = None

@@ -37,6 +37,7 @@ from emulator.target.options import add_arguments as _add_arguments
 from emulator.target.pcap import PcapWriter
 from emulator.target.program import load_json
 from emulator.target.rawport import RawPort
+from emulator.target.switch import Switch
 from emulator.target.tm import TrafficManager
 from emulator.vocab.pfc import decode_pfc
 
@@ -97,8 +98,6 @@ class SwitchProcess:
         self.opts = opts
         self._t0 = time.monotonic_ns()
         if switch_factory is None:
-            from emulator.target.switch import Switch
-
             switch_factory = Switch
         speeds = {p: opts.speed(p) for p, _ in opts.interfaces}
         extra: dict[str, Any] = {}

@@ -73,7 +73,7 @@ def process_config(
         "conn_id_base": conn_id_base,
     }
     rate = getattr(getattr(host, "port", None), "rate_bps", None)
-    if rate and "link_bps" not in cfg["rnic"]:
+    if rate:  # the RNIC serialises at its own host link's rate, as in virtual time
         cfg["rnic"]["link_bps"] = float(rate)
     if start_at_ns is not None:
         cfg["start_at_ns"] = start_at_ns

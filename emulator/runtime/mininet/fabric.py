@@ -25,7 +25,6 @@ import contextlib
 import hashlib
 import json
 import os
-import re
 import shlex
 import signal
 import subprocess
@@ -41,6 +40,7 @@ from emulator.runtime.links import link_exists, set_link_state
 from emulator.runtime.mininet.switch import Bmv2Switch, FabemuSwitch, P4ProcessSwitch
 from emulator.runtime.runstate import STATE_ROOT, RunState
 from emulator.runtime.statedir import take_run_lock
+from emulator.target.cli_values import parse_counter
 from emulator.target.ops import Comment, SwitchOp
 from emulator.topology import ResolvedTopology
 from emulator.traffic.workloads import workload_from_dict
@@ -56,7 +56,6 @@ _TARGETS: dict[str, type[P4ProcessSwitch]] = {
 }
 RUN_LOCK = "mininet.lock"  # in STATE_ROOT: one Mininet run at a time on this machine
 RUN_LOCK_WAIT_S = 300.0
-_PACKETS = re.compile(r"packets=(\d+)")
 Program = str | Path | Mapping[str, Any]  # a BMv2 JSON file, or the JSON document itself
 
 
@@ -337,8 +336,8 @@ class MininetFabric:
 
             with ControlConnection(sw.thrift_port) as conn:
                 outs = [conn.cli(line) for line in lines]
-        found = [_PACKETS.search(o) for o in outs]
-        return [int(m.group(1)) if m else 0 for m in found]
+        found = [parse_counter(o) for o in outs]
+        return [v[1] if v else 0 for v in found]
 
     def _set_link(self, a: str, b: str, state: str) -> int:
         net = self._need_net()

@@ -42,19 +42,21 @@ def _switch_counters(rt: VirtualRuntime, box: SwitchBox) -> dict[str, float]:
     stats = box.tm.stats()
     c["queue_dropped"] = float(sum(q.dropped for q in stats.values()))
     c["paused_ns"] = float(sum(q.paused_ns for q in stats.values()))  # queue-ns under PFC
-    have = box.sw.counters
-    for key, name in P4_COUNTERS.items():
-        if name in have:
-            c[key] = float(sum(have[name].packets))
     return c
 
 
-def _switch(box: SwitchBox, counters: dict[str, float]) -> SwitchObs:
+def _program_counters(box: SwitchBox) -> dict[str, float]:
+    have = box.sw.counters
+    return {k: float(sum(have[n].packets)) for k, n in P4_COUNTERS.items() if n in have}
+
+
+def _switch(box: SwitchBox, counters: dict[str, float], after: dict[str, float]) -> SwitchObs:
     tm = box.tm
     queued = sum(tm.depth(p) for p in tm.ports()) - box.queues.copies_queued()
     return SwitchObs(
         box.name,
         counters,
+        after,
         pfc_consumed=box.pfc_consumed,
         copy_drops=box.queues.copy_drops,
         queued=queued,
@@ -100,9 +102,10 @@ def observe(rt: VirtualRuntime) -> RunObservations:
     used = {h.name for h in rt.plan.topo.hosts if h.name in rt.workload_hosts}
     counters = {name: hb.nic.counters.as_dict() for name, hb in rt.hosts.items()}
     switches = {name: _switch_counters(rt, box) for name, box in rt.boxes.items()}
+    after = {name: _program_counters(box) for name, box in rt.boxes.items()}
     in_flight = sum(ld.in_flight()[0] for ld in rt.links)
     if rt.credits is not None:  # InfiniBand VL credits: stalls per sending node
-        rt.credits.add_counters({h: counters[h] for h in used}, switches)
+        rt.credits.add_counters({h: counters[h] for h in used}, after)
         in_flight += rt.credits.held_frames()  # frames an HCA holds back for lack of credits
     collectives = [r for r in (dep.record() for dep in rt.deployments) if r is not None]
     incomplete = [f"workload {i} not done" for i, d in enumerate(rt.deployments) if not d.done]
@@ -111,7 +114,7 @@ def observe(rt: VirtualRuntime) -> RunObservations:
     return RunObservations(
         end_ns=now,
         hosts=[HostObs(h.name, counters[h.name], h.name in used) for h in rt.plan.topo.hosts],
-        switches=[_switch(rt.boxes[name], c) for name, c in switches.items()],
+        switches=[_switch(rt.boxes[name], c, after[name]) for name, c in switches.items()],
         links=_links(rt),
         queues=_queues(rt),
         pauses=[PauseObs(*p) for p in rt.ledger.pauses],
