@@ -57,6 +57,7 @@ class LinkDir:
         "dst",
         "dst_port",
         "epoch",
+        "impair",
         "is_up",
         "kind",
         "packets",
@@ -109,6 +110,9 @@ class LinkDir:
         #: a lazy sampler filling in this direction's samples before it changes (lazysample)
         self.watch: LazySampler | None = None
         self.sampled = self.sample_idx = 0
+        #: fault injection (emulator.target.impair): data frame -> frame (maybe altered) or
+        #: None (lost, counted in ``dropped``); None = a clean link
+        self.impair: Callable[[bytes], bytes | None] | None = None
 
     @property
     def name(self) -> str:
@@ -139,6 +143,12 @@ class LinkDir:
             else:
                 self.dropped += 1
             return ser
+        if self.impair is not None and not pfc:
+            impaired = self.impair(frame)
+            if impaired is None:
+                self.dropped += 1
+                return ser
+            frame = impaired
         self._wire.append(frame)
         self._engine.at(t + ser + self.delay_ns, self._arrive, self.epoch)
         return ser
