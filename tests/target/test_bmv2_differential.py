@@ -88,6 +88,7 @@ def test_l3_ecmp_forty_flows_match_bmv2(tmp_path):
         "action_exit",
         "locals_and_keys",
         "copy_in_out",
+        "action_args",
         "typedef_fields",
     ],
 )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from emulator.p4c.diagnostics import CompileError, Pos
@@ -9,6 +10,7 @@ from emulator.p4c.frontend import ast as A
 from emulator.p4c.frontend import types as T
 from emulator.p4c.frontend.ast import expr_text
 from emulator.p4c.frontend.decls import resolve_type
+from emulator.p4c.frontend.env import Scope
 from emulator.p4c.frontend.values import (
     RV,
     Const,
@@ -177,7 +179,7 @@ def inline_action(
             pos, f"action {decl.name} expects {len(decl.params)} arguments, got {len(args)}"
         )
     scope_parent = bound if bound is not None else ctx.env.globals
-    inner = ctx.fresh(scope_parent, "action", ctx.prefix)
+    inner = ctx.fresh(Scope(scope_parent), "action", ctx.prefix)
     inner.prims = ctx.prims
     copies: list[tuple[Value, Value, Pos]] = []
     by_name = {a.name: a.value for a in args if a.name}
@@ -193,7 +195,7 @@ def inline_action(
                 tmp = ctx.temp(t, e.pos, p.name)
                 ctx.emit("assign", [tmp.json, to_data(v)], e.pos)
                 v = RV(tmp.json, t)
-        v = _copy_in(ctx, p, v, t, e.pos, copies)
+        v = _copy_in(ctx, p, v, t, e.pos, copies, decl.body)
         inner.scope.bind(p.name, v)
     exit_stmt = exit_in(decl.body) if copies else None
     if exit_stmt is not None:
@@ -226,7 +228,7 @@ def inline_function(ctx: Ctx, decl: A.FunctionDecl, args: tuple[A.Arg, ...], pos
             tmp = ctx.temp(t, a.value.pos, p.name)
             assign_value(tmp, v, ctx, a.value.pos)
             v = RV(tmp.json, t)
-        inner.scope.bind(p.name, _copy_in(ctx, p, v, t, a.value.pos, copies))
+        inner.scope.bind(p.name, _copy_in(ctx, p, v, t, a.value.pos, copies, decl.body))
     rt = resolve_type(ctx.env, decl.ret, const_eval)
     result: Value | None = None
     if isinstance(rt, T.StructT):  # a header or struct: storage of its own, as for a local
@@ -241,12 +243,31 @@ def inline_function(ctx: Ctx, decl: A.FunctionDecl, args: tuple[A.Arg, ...], pos
     return result if result is not None else VOID
 
 
+def mentions(node: object, name: str) -> bool:
+    """Whether the AST ``node`` names ``name`` anywhere (a conservative use check)."""
+    if isinstance(node, A.Name):
+        return node.name == name
+    if isinstance(node, list | tuple):
+        return any(mentions(x, name) for x in node)
+    if dataclasses.is_dataclass(node) and not isinstance(node, type):
+        return any(mentions(getattr(node, f.name), name) for f in dataclasses.fields(node))
+    return False
+
+
 def _copy_in(
-    ctx: Ctx, p: A.Param, v: Value, t: T.Type, pos: Pos, copies: list[tuple[Value, Value, Pos]]
+    ctx: Ctx,
+    p: A.Param,
+    v: Value,
+    t: T.Type,
+    pos: Pos,
+    copies: list[tuple[Value, Value, Pos]],
+    body: A.Stmt,
 ) -> Value:
     """What an ``inout``/``out`` parameter is bound to: a copy of the argument (copied in for
     ``inout``), written back by ``_copy_out``, so aliased arguments behave as in P4."""
     if p.direction not in ("inout", "out") or isinstance(v, ObjRef):
+        return v
+    if not mentions(body, p.name):  # as p4c: an unused parameter is neither read nor written
         return v
     if isinstance(t, T.StructT | T.StackT):
         storage = ctx.env.allocate(ctx.env.unique(f"{p.name}_copy"), t, pos)
