@@ -89,6 +89,7 @@ def test_l3_ecmp_forty_flows_match_bmv2(tmp_path):
         "locals_and_keys",
         "copy_in_out",
         "action_args",
+        "action_run_miss",
         "typedef_fields",
     ],
 )

@@ -159,6 +159,11 @@ class TableBuilder:
         if sp is not None:
             size = const_int(sp.value, self.ctx, "table size")  # type: ignore[arg-type]
         ttype, profile = self._implementation(resolve_instance)
+        default = d.prop("default_action")
+        if ttype == "simple" and default is None and "NoAction" not in self.action_names:
+            # as p4c: a table without a default action misses with NoAction (an action of
+            # its own, so a switch on action_run takes none of the listed actions' cases)
+            self._actions((A.ActionRef(d.pos, A.Name(d.pos, "NoAction"), ()),), emit_action)
         with_counters = self._direct_counters(resolve_instance)
         direct_meter = self._direct_meters(resolve_instance, size)
         timeout = False
