@@ -90,6 +90,7 @@ def test_l3_ecmp_forty_flows_match_bmv2(tmp_path):
         "copy_in_out",
         "action_args",
         "action_run_miss",
+        "operand_order",
         "typedef_fields",
     ],
 )

@@ -94,10 +94,10 @@ def _lower(e: A.Expr, ctx: Ctx, expected: T.Type | None) -> Value:
         t = resolve_type(ctx.env, e.type, const_eval)  # type: ignore[assignment]
         return cast(lower(e.expr, ctx, t if isinstance(t, T.Bits) else None), t, e.pos)
     if isinstance(e, A.ListExpr):
-        items = [lower(x, ctx) for x in e.items]
+        items = in_order(list(e.items), ctx)
         return ListV(items, T.TupleT(tuple(i.type for i in items)))
     if isinstance(e, A.StructExpr):
-        items = [lower(x, ctx) for _, x in e.fields]
+        items = in_order([x for _, x in e.fields], ctx)
         return ListV(items, T.TupleT(tuple(i.type for i in items)), [n for n, _ in e.fields])
     if isinstance(e, A.DontCare | A.Default):
         return ObjRef("dontcare", "_")
@@ -350,6 +350,40 @@ def unify(a: RV | Const, b: RV | Const, pos: Pos, op: str) -> tuple[RV | Const, 
     raise CompileError(pos, f"type mismatch in '{op}': {ta.show()} and {tb.show()}")
 
 
+def operands(left: A.Expr, right: A.Expr, ctx: Ctx) -> tuple[Value, Value]:
+    """Both operands of a binary operator, in order (see ``in_order``)."""
+    a, b = in_order([left, right], ctx)
+    return a, b
+
+
+def in_order(exprs: list[A.Expr], ctx: Ctx) -> list[Value]:
+    """Lower ``exprs`` left to right: when lowering one emits primitives (a call writing its
+    arguments), the scalars read before it are copied into temporaries ahead of them."""
+    out: list[Value] = []
+    for e in exprs:
+        n = len(ctx.prims)
+        v = lower(e, ctx)
+        if len(ctx.prims) > n:
+            for k, a in enumerate(out):
+                if isinstance(a, RV) and T.width_of(a.type) is not None:
+                    tmp = ctx.temp(a.type, exprs[k].pos)
+                    ctx.emit("assign", [tmp.json, to_data(a)], exprs[k].pos)
+                    _insert_prim(ctx, n, ctx.prims.pop())
+                    n += 1
+                    out[k] = RV(tmp.json, a.type)
+        out.append(v)
+    return out
+
+
+def _insert_prim(ctx: Ctx, n: int, prim: dict[str, Any]) -> None:
+    """Insert ``prim`` at index ``n``, moving the targets of the jumps it shifts."""
+    for p in ctx.prims[n:]:
+        if p["op"] in ("_jump", "_jump_if_zero"):
+            target = p["parameters"][-1]
+            p["parameters"][-1] = hexv(int(target["value"], 16) + 1)
+    ctx.prims.insert(n, prim)
+
+
 def binary(e: A.Binary, ctx: Ctx, expected: T.Type | None) -> Value:
     op = e.op
     if op in ("&&", "||"):
@@ -396,7 +430,7 @@ def binary(e: A.Binary, ctx: Ctx, expected: T.Type | None) -> Value:
             )
         left = expr_json("<<", _unsigned(a), hexv(tb.width))
         return RV(_masked(expr_json("|", left, _unsigned(b)), T.Bits(t.width)), t)
-    la, lb = lower(e.left, ctx), lower(e.right, ctx)
+    la, lb = operands(e.left, e.right, ctx)
     if op in ("==", "!=") and (whole := aggregate_equality(la, lb, op, e.pos)) is not None:
         return whole
     a = scalar(la, e.left.pos)
