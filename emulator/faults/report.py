@@ -22,6 +22,7 @@ import statistics
 from typing import TYPE_CHECKING, Any
 
 from emulator.faults.timeline import switch_links
+from emulator.traffic.rnic_process import qp_error_records
 
 if TYPE_CHECKING:
     from emulator.faults.session import FaultSession
@@ -186,19 +187,13 @@ def _timeouts(result: Any) -> int:
 
 
 def qp_errors(rt: Any) -> list[dict[str, Any]]:
-    """Every QP in the error state (retries exhausted), as a real RNIC's completion error."""
+    """Every QP in the error state (retries exhausted), as a real RNIC's completion error:
+    the virtual runtime's RNICs, or what the Mininet RNIC processes reported."""
+    if hasattr(rt, "qp_errors"):
+        return list(rt.qp_errors())
     out = []
     for name, hb in sorted(getattr(rt, "hosts", {}).items()):
-        for qp in hb.nic.qps.values():
-            if qp.error is not None:
-                out.append(
-                    {
-                        "host": name,
-                        "flow_id": f"{qp.qpn:#x}->{qp.remote_qpn:#x}",
-                        "error": qp.error,
-                        "t_ns": qp.error_ns,
-                    }
-                )
+        out += qp_error_records(name, hb.nic)
     return out
 
 

@@ -48,7 +48,13 @@ from emulator.measure.observations import P4_COUNTERS
 from emulator.measure.results import RunMeta, RunResult
 from emulator.plan.spec import RunPlan
 from emulator.runtime.mininet.capture import UplinkCapture
-from emulator.runtime.mininet.collect import RunRecord, Sample, kernel_counters, observations
+from emulator.runtime.mininet.collect import (
+    RunRecord,
+    Sample,
+    kernel_counters,
+    observations,
+    qp_errors,
+)
 from emulator.runtime.mininet.fabric import MininetFabric
 from emulator.runtime.mininet.sampler import KernelSampler
 from emulator.runtime.mininet.uplinks import CliChange, UplinkPredictor
@@ -333,6 +339,10 @@ class MininetRuntime(LinkEventSource):
             sport_policy=self.plan.rnic.udp_sport,
             seed=self.plan.options.seed,
         )
+
+    def qp_errors(self) -> list[dict[str, Any]]:
+        """QPs whose retries ran out, as the RNIC processes reported them (after result())."""
+        return [] if self._rec is None else qp_errors(self._rec)
 
     def result(self, meta: RunMeta) -> RunResult:
         """Stop the RNIC processes (they write their reports) and build the RunResult."""
