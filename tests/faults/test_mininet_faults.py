@@ -72,3 +72,25 @@ def test_stuck_receiver_is_refused_in_mininet(tmp_path: Path) -> None:
     fault = {"at_ms": 10, "kind": "stuck_receiver", "host": "h3", "for_ms": 5}
     with pytest.raises(UserError, match="virtual runtime only"):
         run(tmp_path, faults=[fault], runtime="mininet")
+
+
+def test_unrepaired_link_exhausts_retries_and_reports_a_qp_error_in_mininet(
+    tmp_path: Path,
+) -> None:
+    """repair off: the QPs pinned to the failed uplink time out 3 times and error, and the
+    RNIC processes' reports carry it into ``qp_errors`` as in virtual time."""
+    rnic = {"chunk_bytes": 16384, "rto_ms": 30, "retry_cnt": 3}
+    fault = {"at_ms": 1200, "kind": "link_down", "link": ["rtsw0", "ctsw0"]}
+    pairs = [["h0", "h2"], ["h1", "h3"], ["h2", "h0"], ["h3", "h1"]]
+    work = {"kind": "fat_flows", "pairs": pairs, "size_bytes": 4 << 20}
+    switch = {"program": str(ROOT / "p4/roce_fabric.p4"), "control": {"repair": False}}
+    out = run(tmp_path, faults=[fault], rnic=rnic, workload=work, runtime="mininet",
+              duration_ms=8000, switch=switch)  # fmt: skip
+    r = out.result
+    assert not r.meta.complete
+    assert r.faults is not None and r.faults["qp_errors"] >= 1
+    err = r.faults["qp_error_flows"][0]
+    assert err["host"] in {"h0", "h1", "h2", "h3"}
+    assert "retry counter exceeded (3 retries)" in err["error"]
+    assert err["t_ns"] > 1_200_000_000
+    assert r.faults["repairs"] == [] and out.metrics["qp_errors"] == r.faults["qp_errors"]
