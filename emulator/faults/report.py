@@ -166,6 +166,8 @@ def _per_fault(session: FaultSession, rt: Any, result: Any) -> list[dict[str, An
         }
         if i in remote:
             entry["packets_lost"], entry["frames_corrupted"] = remote[i]
+        if f.kind == "stuck_receiver" and not imps:  # Mininet: what the RNIC process discarded
+            entry["packets_lost"] = int(result.hosts.get(f.host, {}).get("stuck_dropped", 0))
         entry |= _span_counts(i, marks, totals)
         out.append(entry)
     return out
@@ -200,6 +202,13 @@ def qp_errors(rt: Any) -> list[dict[str, Any]]:
 def _watchdog(session: FaultSession, rt: Any) -> dict[str, Any] | None:
     if session.watchdog_ns is None:
         return None
+    if hasattr(rt, "pfc_watchdog_stats"):  # Mininet: the switch processes' counters
+        storms, ignored = rt.pfc_watchdog_stats()
+        return {
+            "watchdog_ms": session.watchdog_ns / 1e6,
+            "storms": storms,
+            "ignored_pauses": ignored,
+        }
     storms = ignored = 0
     for box in rt.boxes.values():
         for port in box.tm.ports():

@@ -42,6 +42,11 @@ from emulator.traffic.rnic import Rnic, RnicConfig
 from emulator.traffic.start_barrier import await_start, ready_file
 from emulator.traffic.workloads import Deployment, workload_from_dict
 from emulator.vocab import UDP_PORT_ROCEV2
+from emulator.vocab.pfc import encode_pfc
+
+#: a stuck host's PFC storm (as emulator.faults.inject sends it in virtual time)
+STORM_PERIOD_NS = 1_000_000
+STORM_QUANTA = 0xFFFF
 
 ETH_P_ALL = 0x0003
 PACKET_OUTGOING = 4
@@ -266,10 +271,20 @@ class _Loop:
     started: bool = False
     done_at: int | None = None
     stop: bool = False
+    #: a stuck receiver (SIGUSR1 on, SIGUSR2 off): frames to the host are discarded and it
+    #: pauses its leaf, every class, every STORM_PERIOD_NS (as the virtual runtime models it)
+    stuck: bool = False
+    storm_at: int | None = None  # next storm frame (None: not storming)
+    stuck_dropped: int = 0
+    storm_frames: int = 0
 
     def on_term(self, _signum: int, _frame: object) -> None:
         """SIGTERM: finish the loop and still write the report."""
         self.stop = True
+
+    def on_stuck(self, signum: int, _frame: object) -> None:
+        """SIGUSR1: the host gets stuck; SIGUSR2: it recovers."""
+        self.stuck = signum == signal.SIGUSR1
 
     def finished(self, now: int, nic: Rnic, dep: Deployment) -> bool:
         """Past the deadline or the frame budget, or done and lingered long enough."""
@@ -280,15 +295,33 @@ class _Loop:
         return self.done_at is not None and now - self.done_at >= self.linger_ns
 
 
-def _drain(sock: socket.socket, link: HostLink, nic: Rnic) -> None:
-    """Hand every frame waiting on the socket to the link (credits) or the RNIC."""
+def _drain(loop: _Loop, sock: socket.socket, link: HostLink, nic: Rnic) -> None:
+    """Hand every frame waiting on the socket to the link (credits) or the RNIC (a stuck
+    host discards them)."""
     while True:
         try:
             frame, addr = sock.recvfrom(65535)
         except BlockingIOError:
             return
-        if addr[2] != PACKET_OUTGOING and not link.received(frame):
+        if addr[2] == PACKET_OUTGOING:
+            continue
+        if loop.stuck:
+            loop.stuck_dropped += 1
+        elif not link.received(frame):
             nic.on_frame(frame, time.monotonic_ns())
+
+
+def _storm(loop: _Loop, link: HostLink, nic: Rnic, now: int) -> None:
+    """A stuck host's PFC storm: all-class XOFF (quanta 65535) every STORM_PERIOD_NS, one
+    XON when it recovers."""
+    if loop.stuck and (loop.storm_at is None or now >= loop.storm_at):
+        link.send(encode_pfc(nic.mac, 0xFF, [STORM_QUANTA] * 8), now)
+        loop.storm_frames += 1
+        loop.storm_at = now + STORM_PERIOD_NS
+    elif not loop.stuck and loop.storm_at is not None:
+        link.send(encode_pfc(nic.mac, 0xFF, [0] * 8), now)
+        loop.storm_frames += 1
+        loop.storm_at = None
 
 
 def _step(loop: _Loop, sock: socket.socket, link: HostLink, nic: Rnic, dep: Deployment) -> None:
@@ -296,7 +329,8 @@ def _step(loop: _Loop, sock: socket.socket, link: HostLink, nic: Rnic, dep: Depl
     if not loop.started and time.monotonic_ns() >= loop.start_at:
         dep.start(time.monotonic_ns())
         loop.started = True
-    _drain(sock, link, nic)
+    _drain(loop, sock, link, nic)
+    _storm(loop, link, nic, time.monotonic_ns())
     if not link.flush(time.monotonic_ns()):  # waiting for credits
         select.select([sock], [], [], _MAX_SLEEP_S)
         return
@@ -304,7 +338,7 @@ def _step(loop: _Loop, sock: socket.socket, link: HostLink, nic: Rnic, dep: Depl
     if frame_out is not None:
         link.send(frame_out, time.monotonic_ns())
         return
-    wakes = [w for w in (nic.next_wakeup(), link.next_due()) if w is not None]
+    wakes = [w for w in (nic.next_wakeup(), link.next_due(), loop.storm_at) if w is not None]
     if not loop.started:
         wakes.append(loop.start_at)
     now = time.monotonic_ns()
@@ -330,9 +364,11 @@ def run(cfg: Mapping[str, Any]) -> dict[str, Any]:
         int(cfg.get("max_packets", 1_000_000)),
         int(float(cfg.get("linger_s", 0.2)) * 1e9),
     )
-    old_handler = None
+    old_handlers = {}
     if threading.current_thread() is threading.main_thread():
-        old_handler = signal.signal(signal.SIGTERM, loop.on_term)
+        old_handlers[signal.SIGTERM] = signal.signal(signal.SIGTERM, loop.on_term)
+        for sig in (signal.SIGUSR1, signal.SIGUSR2):
+            old_handlers[sig] = signal.signal(sig, loop.on_stuck)
     try:
         while not loop.stop and not loop.finished(time.monotonic_ns(), nic, dep):
             _step(loop, sock, link, nic, dep)
@@ -340,10 +376,15 @@ def run(cfg: Mapping[str, Any]) -> dict[str, Any]:
         sock.close()
         if sink is not None:
             sink.close()
-        if old_handler is not None:
-            signal.signal(signal.SIGTERM, old_handler)
+        for sig, handler in old_handlers.items():
+            signal.signal(sig, handler)
     report = _report(cfg["host"], dep, nic, loop.stop, time.monotonic_ns() - t0, link.tx_dropped)
     report["counters"] |= _credit_counters(link)
+    if loop.storm_frames:  # a stuck_receiver fault happened here
+        report["counters"] |= {
+            "stuck_dropped": loop.stuck_dropped,
+            "pfc_storm_tx": loop.storm_frames,
+        }
     report |= link.report(time.monotonic_ns())
     Path(cfg["out"]).write_text(json.dumps(report, indent=1))
     return report
