@@ -91,6 +91,15 @@ class IbFraming:
         self._lid_ip = {lid: ip for ip, ep in self.endpoints.items() for lid in ep.lids}
         self.sl_shift = sl_of_dscp  # SL = DSCP >> 3 (the DSCP class selector, 0..7)
 
+    def to_dict(self) -> dict[str, object]:
+        """JSON form (an RNIC process's config): :func:`framing_from_dict` reverses it."""
+        return {
+            "kind": self.name,
+            "data_vls": self.data_vls,
+            "sl_of_dscp": self.sl_shift,
+            "endpoints": {ip: [ep.mac, list(ep.lids)] for ip, ep in self.endpoints.items()},
+        }
+
     def _endpoint(self, ip: str) -> IbEndpoint:
         try:
             return self.endpoints[ip]
@@ -154,3 +163,16 @@ class IbFraming:
         src = ip_bytes(self._lid_ip.get(slid, "0.0.0.0"))
         dst = ip_bytes(self._lid_ip.get(dlid, "0.0.0.0"))
         return Decoded(src, dst, 3 if transport[4] & 0x80 else 0, transport, ok)
+
+
+def framing_from_dict(d: Mapping[str, object]) -> IbFraming:
+    """An :class:`IbFraming` from its :meth:`IbFraming.to_dict` form (UserError if malformed)."""
+    try:
+        eps = d["endpoints"]
+        assert isinstance(eps, Mapping) and d.get("kind") == IbFraming.name
+        endpoints = {
+            str(ip): IbEndpoint(str(v[0]), tuple(int(x) for x in v[1])) for ip, v in eps.items()
+        }
+        return IbFraming(endpoints, int(d.get("data_vls", 1)), int(d.get("sl_of_dscp", 3)))  # type: ignore[call-overload]
+    except (KeyError, TypeError, ValueError, IndexError, AssertionError):
+        raise UserError(f"bad IB framing config: {str(d)[:200]}") from None

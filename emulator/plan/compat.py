@@ -16,11 +16,6 @@ def incompatibility(
             "target 'bmv2' cannot run in the 'virtual' runtime (real simple_switch runs "
             "in real time); use runtime 'mininet' or target 'builtin'"
         )
-    if fabric == "ib" and (target == "bmv2" or runtime == "mininet"):
-        return (
-            "fabric 'ib' runs on the built-in target in the virtual runtime only "
-            "(target 'builtin', runtime 'auto' or 'virtual')"
-        )
     if workload_kind == "training_step" and runtime == "mininet":
         return (
             "workload kind training_step runs in the virtual runtime only (not mininet); "

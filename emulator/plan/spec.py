@@ -64,7 +64,7 @@ class RunPlan:
     controller: LiveController | None = None
     #: RNIC wire format (an ``emulator.traffic.framing.Framing``); None = RoCEv2
     framing: Any = None
-    #: link-level credits (``emulator.ib.credits.CreditConfig``); None = none (virtual only)
+    #: link-level credits (``emulator.ib.credits.CreditConfig``); None = none
     credits: Any = None
 
     def __post_init__(self) -> None:

@@ -82,3 +82,19 @@ def format_match(spec: Any, kf: KeyField) -> str:
     if mt == "range":
         return f"RANGE-{hex_bytes(spec[0], w)} -> {hex_bytes(spec[1], w)}"
     return f"{mt.upper()}-{hex_bytes(spec, w)}"
+
+
+_COUNTER = re.compile(r"\((\d+) bytes, (\d+) packets\)")
+
+
+def format_counter(name: str, index: int, nbytes: int, npkts: int, table: str = "") -> str:
+    """``counter_read``'s reply as simple_switch_CLI prints it (``name`` as the user typed it;
+    a direct counter first names its table)."""
+    line = f"{name}[{index}]= ({nbytes} bytes, {npkts} packets)"
+    return f"this is the direct counter for table {table}\n{line}" if table else line
+
+
+def parse_counter(text: str) -> tuple[int, int] | None:
+    """``(bytes, packets)`` from a ``counter_read`` reply, or None when there is none."""
+    m = _COUNTER.search(text)
+    return (int(m.group(1)), int(m.group(2))) if m else None

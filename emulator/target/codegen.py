@@ -249,13 +249,22 @@ class CodeGen:
         if op in _CASTS:
             return f"{_CASTS[op]}({self.expr(left)}, {self.expr(right)})"
         if op in ("last_stack_index", "size_stack"):
-            st = self.layout.stack(str(right["value"]))
-            return f"(f[{st.next_slot}] - 1)" if op == "last_stack_index" else f"f[{st.next_slot}]"
+            nxt = self._next_slot(right)
+            return f"(f[{nxt}] - 1)" if op == "last_stack_index" else f"f[{nxt}]"
         if op == "access_field":
             return self._read({"type": "expression", "value": e})
         if op == "dereference_header_stack":
             return f"f[{self.header_ref({'type': 'expression', 'value': e}).valid}]"
         raise ProgramError(f"BMv2 JSON: unsupported expression operator {op!r}")
+
+    def _next_slot(self, tv: dict[str, Any]) -> int:
+        """The next-index slot of a header stack or a header-union stack."""
+        if tv.get("type") == "header_union_stack":
+            us = self.layout.union_stacks.get(str(tv.get("value")))
+            if us is None:
+                raise ProgramError(f"BMv2 JSON: unknown header union stack {tv.get('value')!r}")
+            return us.next_slot
+        return self.layout.stack(str(tv["value"])).next_slot
 
     def _read(self, tv: dict[str, Any]) -> str:
         """Source reading a field (sign-extended when the field is signed)."""

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from operator import itemgetter
 from typing import Any
 
-from emulator.target import codegen, primitives
+from emulator.target import codegen, primitives, union_stacks
 from emulator.target.externs import CounterArray, MeterArray, RegisterArray
 from emulator.target.flowlazy import (
     Lazy,
@@ -57,12 +57,13 @@ _KNOWN_FUNCS = {
     codegen._usat,
     primitives._push,
     primitives._pop,
+    *union_stacks.RUNTIME_FUNCS,
     primitives._log_msg,
     extract_vl,
     emit_vl,
     int.from_bytes,
 }
-_PLAIN = (int, str, bytes, bool, tuple, frozenset, type(None), type, HeaderInfo, StackInfo)
+_PLAIN = (int, str, bytes, bool, tuple, frozenset, type(None), type, HeaderInfo, StackInfo, union_stacks.UnionStackInfo)  # fmt: skip
 _STATEFUL = (RegisterArray, CounterArray, MeterArray, Calculation, Deparser)
 
 

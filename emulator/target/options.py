@@ -5,7 +5,7 @@ The same argument list starts either binary (``simple_switch`` or ``fabemu switc
     [-i PORT@IFACE]... [--thrift-port N] [--device-id N] [--log-console] [--log-file F]
     [-L LEVEL] [--pcap [DIR]] [--nanolog ADDR] PROG.json
     -- [--priority-queues N] [--pfc-ports 1,2] [--port-speed PORT@BPS]... [--pfc-consume]
-       [--pfc-xoff PKTS [--pfc-xon PKTS]] [--line-rate]
+       [--pfc-xoff PKTS [--pfc-xon PKTS]] [--line-rate] [--ib-credits BYTES]
 
 ``--nanolog``, ``--notifications-addr`` and ``--debugger`` are accepted and ignored
 (noted in the log). ``--pfc-ports``, ``--port-speed`` and ``--pfc-consume`` are ours (BMv2
@@ -13,7 +13,9 @@ has no PFC); ``--pfc-consume`` stops PFC frames at the "MAC" instead of also han
 to the P4 parser (the switch core's default). ``--pfc-xoff``/``--pfc-xon`` make the PFC
 ports also *generate* PFC (pause upstream when that many of their arrivals are queued).
 ``--line-rate`` makes every egress port send at its ``--port-speed`` (TM serialisation), so
-queues, PFC and ECN build up as on a real link.
+queues, PFC and ECN build up as on a real link. ``--ib-credits BYTES`` turns on InfiniBand
+credit-based flow control per VL (a receive buffer of BYTES per port and VL; credit updates
+are flow control packets on the links, :mod:`emulator.ib.linkfc`).
 """
 
 from __future__ import annotations
@@ -57,6 +59,7 @@ class SwitchOptions:
     pfc_xoff: int | None = None
     pfc_xon: int = 0
     line_rate: bool = False
+    ib_credits: int | None = None  # InfiniBand receive buffer per (port, VL), bytes
     notes: tuple[str, ...] = field(default=())
 
     def speed(self, port: int) -> float:
@@ -99,7 +102,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("program", nargs="?", metavar="PROG.json", help="BMv2 JSON program")
     parser.add_argument("target_options", nargs=argparse.REMAINDER,
                         help="after --: --priority-queues N, --pfc-ports 1,2, "
-                        "--port-speed PORT@BPS, --pfc-consume, --pfc-xoff N, --pfc-xon N, --line-rate")  # fmt: skip
+                        "--port-speed PORT@BPS, --pfc-consume, --pfc-xoff N, --pfc-xon N, --line-rate, --ib-credits BYTES")  # fmt: skip
 
 
 def _port(text: str, what: str) -> int:
@@ -138,6 +141,7 @@ def _target_parser() -> argparse.ArgumentParser:
     tp.add_argument("--pfc-xoff", type=int, default=None)
     tp.add_argument("--pfc-xon", type=int, default=None)
     tp.add_argument("--line-rate", action="store_true")
+    tp.add_argument("--ib-credits", type=int, default=None)
     return tp
 
 
@@ -178,6 +182,8 @@ def options_from_args(args: argparse.Namespace) -> SwitchOptions:
         raise UserError(f"--pfc-xoff/--pfc-xon need 0 <= xon < xoff, got {xoff}/{xon}")
     if xoff is not None and not pfc:
         raise UserError("--pfc-xoff needs --pfc-ports (the ports that generate PFC)")
+    if tns.ib_credits is not None and tns.pfc_ports.strip():
+        raise UserError("--ib-credits and --pfc-ports exclude each other (IB has no PFC)")
     if not 0 < args.thrift_port < 65536:
         raise UserError(f"--thrift-port must be 1..65535, got {args.thrift_port}")
     notes = []
@@ -202,5 +208,6 @@ def options_from_args(args: argparse.Namespace) -> SwitchOptions:
         pfc_xoff=xoff,
         pfc_xon=xon,
         line_rate=tns.line_rate,
+        ib_credits=tns.ib_credits,
         notes=tuple(notes),
     )

@@ -16,6 +16,7 @@ from emulator.target.errors import ProgramError
 from emulator.target.packet import Pkt
 from emulator.target.primitives import ActionCompiler
 from emulator.target.program import HeaderInfo
+from emulator.target.union_stacks import extract_plan
 
 MAX_PARSER_STEPS = 4096  # a parser looping without consuming input stops with ParserTimeout
 
@@ -45,13 +46,20 @@ def _extract_lines(h: HeaderInfo, base: str, too_short: int) -> list[str]:
 
 
 def extract_vl(
-    f: list[int], p: Pkt, h: HeaderInfo, nbits: int, codes: tuple[int, int, int]
+    f: list[int],
+    p: Pkt,
+    h: HeaderInfo,
+    nbits: int,
+    codes: tuple[int, int, int],
+    base: int | None = None,
 ) -> None:
-    """``extract(hdr, nbits)`` of a header with a varbit field (a rare, interpreted path).
+    """``extract(hdr, nbits)`` of a header with a varbit field (a rare, interpreted path);
+    ``base``: the slots of the stack member extracted into, when not ``h``'s own.
 
     Errors in BMv2's order: length not whole bytes (ParserInvalidArgument), not enough
     packet (PacketTooShort), longer than the header's maximum (HeaderTooShort).
     """
+    b = h.base if base is None else base
     too_short, too_long, invalid = codes
     if nbits < 0 or nbits % 8:
         raise ParserErrorSignal(invalid)
@@ -66,10 +74,23 @@ def extract_vl(
     for i, (_, width, _) in enumerate(h.fields):
         w = nbits if i == h.vl else width
         shift -= w
-        f[h.base + i] = (x >> shift) & ((1 << w) - 1)
-    f[h.vl_len] = nbits
-    f[h.valid] = 1
+        f[b + i] = (x >> shift) & ((1 << w) - 1)
+    f[b + len(h.fields) + 1] = nbits  # the varbit length slot, after the validity bit
+    f[b + len(h.fields)] = 1
     p.off = end
+
+
+def expression_key_width(state: dict[str, Any], nkeys: int) -> int:
+    """Bit width of a state's one-expression select key: p4c writes each case value as wide
+    as the key (``0x00000002`` for a 32-bit stack index); 32 bits when no case says."""
+    if nkeys != 1:
+        raise ProgramError("a select on an expression together with other keys is not supported")
+    digits = [
+        len(str(t["value"]).removeprefix("0x"))
+        for t in state.get("transitions", [])
+        if t.get("type", "hexstr") == "hexstr" and t.get("value") not in (None, "default")
+    ]
+    return max(digits) * 4 if digits else 32
 
 
 def emit_vl(f: list[int], h: HeaderInfo) -> bytes:
@@ -133,14 +154,15 @@ class Parser:
         if kind == "extract":
             body += self._extract(ps[0])
         elif kind == "extract_VL":
-            h = self.layout.header(str(ps[0]["value"]))
-            if h.vl is None or ps[0].get("type") != "regular":
+            h, base, pre, post = self._target(ps[0])
+            if h.vl is None:
                 raise ProgramError(f"extract_VL into {h.name}: no varbit field")
             errs = self.layout.errors
             codes = cg.const(
                 (self.too_short, errs["HeaderTooShort"], errs["ParserInvalidArgument"])
             )
-            body.append(f"_xvl(f, p, {cg.const(h)}, {cg.expr(ps[1])}, {codes})")
+            xvl = f"_xvl(f, p, {cg.const(h)}, {cg.expr(ps[1])}, {codes}, {base})"
+            body += [*pre, xvl, *post]
         elif kind == "set":
             body += cg.assign(ps[0], cg.expr(ps[1]))
         elif kind == "verify":
@@ -175,6 +197,8 @@ class Parser:
             elif k["type"] in ("field", "stack_field"):
                 slot, width, _ = cg.field_slot(k)
                 src = f"f[{slot}]"
+            elif k["type"] == "expression":  # e.g. a stack's last index: width from the values
+                src, width = cg.expr(k), expression_key_width(s, len(key))
             else:
                 raise ProgramError(f"unsupported transition key type {k['type']!r}")
             parts.append(src)
@@ -214,29 +238,41 @@ class Parser:
         return body
 
     def _extract(self, tv: dict[str, Any]) -> list[str]:
-        kind, value = tv.get("type"), tv.get("value")
+        h, base, pre, post = self._target(tv)
+        if h.vl is not None:
+            raise ProgramError(f"extract of {h.name} (varbit) needs a length (extract_VL)")
+        return [*pre, *_extract_lines(h, base, self.too_short), *post]
+
+    def _target(self, tv: dict[str, Any]) -> tuple[HeaderInfo, str, list[str], list[str]]:
+        """Where an extract writes: (field layout, base slot source, statements before and
+        after): a header, the next member of a stack, or a member of a union stack's next
+        element (siblings invalidated, as BMv2's header unions)."""
+        kind: Any = tv.get("type")
+        value: Any = tv.get("value")
         if kind == "regular":
             h = self.layout.header(str(value))
-            if h.vl is not None:
-                raise ProgramError(f"extract of {h.name} (varbit) needs a length (extract_VL)")
             others = self.layout.union_siblings.get(h.name, [])
-            return [
-                *_extract_lines(h, str(h.base), self.too_short),
-                *[f"f[{o.valid}] = 0" for o in others],
-            ]
+            return h, str(h.base), [], [f"f[{o.valid}] = 0" for o in others]
+        oob = self.layout.errors["StackOutOfBounds"]
+        bases: tuple[int, ...]
+        sibs: tuple[tuple[int, ...], ...] | None = None
         if kind == "stack":
             st = self.layout.stack(str(value))
-            bases = self.cg.const(tuple(h.base for h in st.headers))
-            oob = self.layout.errors["StackOutOfBounds"]
-            return [
-                f"i = f[{st.next_slot}]",
-                f"if i >= {len(st.headers)}:",
-                f"    raise _PE({oob})",
-                f"b = {bases}[i]",
-                *_extract_lines(st.headers[0], "b", self.too_short),
-                f"f[{st.next_slot}] = i + 1",
-            ]
-        raise ProgramError(f"unsupported extract target {kind!r}")
+            proto, nxt, bases = st.headers[0], st.next_slot, tuple(h.base for h in st.headers)
+        elif kind == "union_stack":
+            us = self.layout.union_stacks.get(str(value[0]))
+            if us is None:
+                raise ProgramError(f"unknown header union stack {value[0]!r}")
+            proto, nxt = us.elements[0][us.member(str(value[1]))], us.next_slot
+            bases, sibs = extract_plan(us, str(value[1]))
+        else:
+            raise ProgramError(f"unsupported extract target {kind!r}")
+        pre = [f"i = f[{nxt}]", f"if i >= {len(bases)}:", f"    raise _PE({oob})"]
+        pre.append(f"b = {self.cg.const(bases)}[i]")
+        post = [f"f[{nxt}] = i + 1"]
+        if sibs is not None:
+            post = [f"for s in {self.cg.const(sibs)}[i]:", "    f[s] = 0", *post]
+        return proto, "b", pre, post
 
     def parse(self, f: list[int], p: Pkt) -> None:
         """Run the parser; on error set parser_error. Leaves the payload in ``p``."""

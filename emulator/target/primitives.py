@@ -15,6 +15,7 @@ from typing import Any
 from emulator.target.codegen import CodeGen, HRef, lit
 from emulator.target.errors import ProgramError
 from emulator.target.program import StackInfo
+from emulator.target.union_stacks import union_copy, union_pop, union_push
 
 
 class P4AssertionFailure(Exception):
@@ -74,6 +75,7 @@ class ActionCompiler:
     def __init__(self, cg: CodeGen, env: ActionEnv, std: dict[str, int]) -> None:
         self.cg, self.env, self.std = cg, env, std
         cg.ns.update(_push=_push, _pop=_pop, _AF=P4AssertionFailure, _logm=_log_msg)
+        cg.ns.update(_upush=union_push, _upop=union_pop, _ucopy=union_copy)
         cg.ns["_rng"] = env.rng
 
     def compile(self, action: dict[str, Any]) -> Callable[..., Any]:
@@ -149,12 +151,22 @@ class ActionCompiler:
             for hd, hs in zip(sd.headers, ss.headers):
                 out += self._copy_header(HRef(hd, str(hd.base)), HRef(hs, str(hs.base)))
             return out
+        if op == "assign_union_stack":
+            ud, us = (cg.layout.union_stacks.get(str(x.get("value"))) for x in ps[:2])
+            if ud is None or us is None:
+                raise ProgramError(f"unknown header union stack in {ps!r}")
+            return [f"_ucopy(f, {cg.const(ud)}, {cg.const(us)})"]
         if op in ("add_header", "setValid"):
             ref = cg.header_ref(ps[0])
             others = cg.layout.union_siblings.get(ref.proto.name, []) if ref.base.isdigit() else []
             return [f"f[{ref.valid}] = 1", *[f"f[{o.valid}] = 0" for o in others]]
         if op in ("remove_header", "setInvalid"):
             return [f"f[{cg.header_ref(ps[0]).valid}] = 0"]
+        if op in ("push", "pop") and ps[0].get("type") == "header_union_stack":
+            us = cg.layout.union_stacks.get(str(ps[0]["value"]))
+            if us is None:
+                raise ProgramError(f"unknown header union stack {ps[0]['value']!r}")
+            return [f"_u{op}(f, {cg.const(us)}, {cg.expr(ps[1])})"]
         if op in ("push", "pop"):
             st = cg.layout.stack(str(ps[0]["value"]))
             return [f"_{op}(f, {cg.const(st)}, {cg.expr(ps[1])})"]

@@ -35,6 +35,7 @@ from emulator.target.options import add_arguments as _add_arguments
 from emulator.target.pcap import PcapWriter
 from emulator.target.program import load_json
 from emulator.target.rawport import RawPort
+from emulator.target.switch import Switch
 from emulator.target.tm import TrafficManager
 from emulator.vocab.pfc import decode_pfc
 
@@ -95,8 +96,6 @@ class SwitchProcess:
         self.opts = opts
         self._t0 = time.monotonic_ns()
         if switch_factory is None:
-            from emulator.target.switch import Switch
-
             switch_factory = Switch
         speeds = {p: opts.speed(p) for p, _ in opts.interfaces}
         extra: dict[str, Any] = {}
@@ -129,6 +128,20 @@ class SwitchProcess:
         #: PFC frames sent: (CLOCK_MONOTONIC ns, port, class, quanta), most recent kept
         self.pfc_events: deque[tuple[int, int, int, int]] = deque(maxlen=PFC_EVENTS_KEPT)
         self._debug = False
+        self.credits = self._credits() if opts.ib_credits is not None else None
+
+    def _credits(self) -> Any:
+        """InfiniBand VL credits on every port (``--ib-credits``): FCPs on the links."""
+        from emulator.ib.linkfc import SwitchLinkCredits, port_mac
+
+        assert self.opts.ib_credits is not None
+        tm = self.switch.tm
+        macs = {p: port_mac(ifname) for p, ifname in self.opts.interfaces}
+        credits = SwitchLinkCredits(tm, self.opts.ib_credits, macs, self.clock)
+        tm.add_flow_control(credits)
+        tm.on_buffer_release = credits.on_release
+        tm.set_queue_depth(1 << 20)  # the credits bound each ingress port's buffer
+        return credits
 
     def clock(self) -> int:
         """ns since the process started (the switch's time base)."""
@@ -188,7 +201,8 @@ class SwitchProcess:
             for (p, q), s in self.switch.tm.stats().items()
         }  # fmt: skip
         own = getattr(self.switch, "stats", {})
-        return {"ports": ports, "queues": queues, "switch": dict(own) if isinstance(own, dict) else {},
+        extra = {} if self.credits is None else {"credits": self.credits.stats(self.clock())}
+        return extra | {"ports": ports, "queues": queues, "switch": dict(own) if isinstance(own, dict) else {},
                 "rx_errors": self.rx_errors, "uptime_ns": self.clock(),
                 "monotonic_ns": time.monotonic_ns(), "pfc_events": list(self.pfc_events)}  # fmt: skip
 
@@ -205,7 +219,12 @@ class SwitchProcess:
             if self._debug:
                 log.debug("port %d: received %d bytes", rp.port, len(frame))
             try:
-                out = self.switch.receive(rp.port, frame)
+                if self.credits is None:
+                    out = self.switch.receive(rp.port, frame)
+                elif self.switch.tm.on_control_frame(rp.port, frame):
+                    continue  # an FCP: credits from the peer
+                else:
+                    out = self.credits.receive(rp.port, frame, self.switch.receive)
             except Exception:  # a pipeline bug must not take the switch down
                 self.rx_errors += 1
                 log.exception("port %d: error processing a %d-byte frame", rp.port, len(frame))
@@ -214,8 +233,12 @@ class SwitchProcess:
                 self._active.update(out)
 
     def _send_control(self) -> None:
-        """Send generated PFC frames ahead of any data."""
+        """Send generated PFC frames and due IB flow control packets ahead of any data."""
         tm = self.switch.tm
+        if self.credits is not None:
+            for port, frame in self.credits.due(self.clock()):
+                if (rp := self.ports.get(port)) is not None:
+                    self._tx(rp, frame)
         for port in tm.control_pending():
             rp = self.ports.get(port)
             while (frame := tm.pop_control_frame(port)) is not None:
@@ -265,6 +288,8 @@ class SwitchProcess:
                 self._active.add(port)
                 next_t = t if next_t is None else min(next_t, t)
         self._send_control()
+        if self.credits is not None and (due := self.credits.next_due()) is not None:
+            next_t = due if next_t is None else min(next_t, due)
         return next_t
 
     # -- lifecycle -----------------------------------------------------------------------

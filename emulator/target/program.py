@@ -181,6 +181,10 @@ class Layout:
         for un in doc.get("header_unions", []):
             name = need(un, "name", "header_unions[]")
             self.unions[name] = [self.by_id[int(i)] for i in un.get("header_ids", [])]
+        from emulator.target.union_stacks import union_stacks  # it builds on this module
+
+        self.union_stacks = union_stacks(doc, self, slot)
+        slot += len(self.union_stacks)
         #: header name -> the other members of its header union (setValid invalidates them)
         self.union_siblings: dict[str, list[HeaderInfo]] = {
             h.name: [o for o in members if o is not h]

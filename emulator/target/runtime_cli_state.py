@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from emulator.target import hashes
-from emulator.target.cli_values import parse_int
+from emulator.target.cli_values import format_counter, parse_int
 from emulator.target.errors import CliError
 from emulator.target.tables import Table
 
@@ -157,12 +157,10 @@ class StateCommands:
         i = self._int(args[1], "index")
         if ctr.direct_table:
             e = self._direct_table(ctr).entry(i)
-            nbytes, npkts = e.bytes, e.packets
-        else:
-            if i >= ctr.size:
-                raise CliError(f"counter {ctr.name}: index {i} out of range (size {ctr.size})")
-            nbytes, npkts = ctr.bytes[i], ctr.packets[i]
-        return f"{ctr.name}[{i}]=  BmCounterValue(packets={npkts}, bytes={nbytes})"
+            return format_counter(args[0], i, e.bytes, e.packets, ctr.direct_table)
+        if i >= ctr.size:
+            raise CliError(f"counter {ctr.name}: index {i} out of range (size {ctr.size})")
+        return format_counter(args[0], i, ctr.bytes[i], ctr.packets[i])
 
     def cmd_counter_reset(self, args: list[str]) -> str:
         if len(args) != 1:

@@ -152,11 +152,7 @@ class StfRunner:
         cmd, rest = words[0], (words[1] if len(words) > 1 else "")
         if cmd == "packet":
             port, data = self._port_data(rest)
-            try:
-                frame = bytes.fromhex(data)
-            except ValueError:
-                raise StfError(f"packet: invalid hex data {data!r}") from None
-            for eport, out in self.sw.process(port, frame):
+            for eport, out in self.sw.process(port, packet_bytes(data)):
                 self.outputs.setdefault(eport, []).append(out)
         elif cmd == "expect":
             port, data = self._port_data(rest)
@@ -261,6 +257,17 @@ class StfRunner:
         return StfResult(ok, "\n".join([summary, *lines]), self.outputs)
 
 
+def packet_bytes(data: str) -> bytes:
+    """A ``packet`` line's hex digits as bytes, two digits a byte; a trailing odd digit is the
+    value of a last byte (p4c's samples write ``... 20 0`` for ``20 00``)."""
+    if len(data) % 2:
+        data = data[:-1] + "0" + data[-1]
+    try:
+        return bytes.fromhex(data)
+    except ValueError:
+        raise StfError(f"packet: invalid hex data {data!r}") from None
+
+
 def _compare(want: str | None, got: str | None) -> str | None:
     if want is None:
         return "unexpected packet"
@@ -309,17 +316,19 @@ def stf_to_cli(program: dict[str, Any] | str, stf_path: str | Path) -> list[tupl
 
     ``add``/``setdefault`` are resolved by our runner on a probe switch (names, priorities,
     don't-care nibbles) and written back as simple_switch_CLI text; CLI lines pass through.
-    This is how an STF test is replayed on a real simple_switch.
+    This is how an STF test is replayed on a real simple_switch. The probe switch is built
+    only for an STF that has ``add``/``setdefault`` lines.
     """
-    probe = StfRunner(Switch(program))
+    probe: StfRunner | None = None
     steps: list[tuple[str, Any]] = []
     for n, raw in enumerate(read_text(stf_path, "STF file", StfError).splitlines(), 1):
         line = raw.split("#", 1)[0].strip()
         try:
             if line.startswith("packet "):
                 port, data = StfRunner._port_data(line.split(None, 1)[1])
-                steps.append(("packet", (port, bytes.fromhex(data))))
+                steps.append(("packet", (port, packet_bytes(data))))
             elif line.startswith(("add ", "setdefault ")):
+                probe = probe or StfRunner(Switch(program))
                 before = {t.name: set(t.entries) for t in probe.sw.tables.values()}
                 probe.command(line)
                 for t in probe.sw.tables.values():

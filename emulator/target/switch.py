@@ -29,7 +29,9 @@ from emulator.target.flowcache import PipelineCaches
 from emulator.target.packet import Pkt
 from emulator.target.pipeline import CompiledProgram, run
 from emulator.target.primitives import P4AssertionFailure
+from emulator.target.runtime_cli import RuntimeCli
 from emulator.target.tables import Table
+from emulator.target.tm import TrafficManager
 from emulator.vocab import EtherType
 
 DROP_PORT = 511
@@ -81,8 +83,6 @@ class Switch:
         self._ts_in = sm["ingress_global_timestamp"]
         self._eg_slots = (sm["egress_port"], sm["egress_spec"], sm["egress_global_timestamp"])
         if tm is None:
-            from emulator.target.tm import TrafficManager
-
             tm = TrafficManager(self.clock, priority_queues)
         self.tm = tm
         self.priority_queues = int(getattr(tm, "priority_queues", priority_queues))
@@ -150,8 +150,6 @@ class Switch:
         """Run one simple_switch_CLI command; return its output text."""
         self.flush_caches()
         if self._cli is None:
-            from emulator.target.runtime_cli import RuntimeCli
-
             self._cli = RuntimeCli(self)
         return self._cli.run(line)
 

@@ -12,7 +12,12 @@ Config keys: host, iface, mac, ip, gateway_mac, ips {host: ip}, workload {see
 :func:`emulator.traffic.workloads.workload_from_dict`}, out, and optional rnic {RnicConfig
 fields; dcqcn / qos as nested mappings}, seed, conn_id_base, duration_s (10), max_packets
 (1e6), start_at_ns (monotonic ns at which the ranks start; lets all hosts begin together),
-linger_s (0.2). :func:`process_config` builds one from a topology host.
+start_file + ready_file (a start barrier: the process writes ready_file once its socket is
+open, then waits for start_file, which holds start_at_ns: no host starts before every
+process listens, however slowly they started),
+linger_s (0.2), framing (``IbFraming.to_dict()``: InfiniBand framing; default RoCEv2),
+ib_credits (bytes of receive buffer per VL: InfiniBand credit flow control with the switch,
+:mod:`emulator.ib.linkfc`). :func:`process_config` builds one from a topology host.
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ from emulator.errors import UserError
 from emulator.traffic.dcqcn import DcqcnConfig
 from emulator.traffic.qos import TrafficClassPlan
 from emulator.traffic.rnic import Rnic, RnicConfig
+from emulator.traffic.start_barrier import await_start, ready_file
 from emulator.traffic.workloads import Deployment, workload_from_dict
 from emulator.vocab import UDP_PORT_ROCEV2
 
@@ -55,6 +61,9 @@ def process_config(
     max_packets: int = 1_000_000,
     seed: int = 0,
     conn_id_base: int = 0,
+    framing: Mapping[str, Any] | None = None,
+    ib_credits: int | None = None,
+    start_file: str | None = None,
 ) -> dict[str, Any]:
     """The JSON config for ``host`` (a topology HostNode or anything with name/mac/ip/gateway_mac)."""
     cfg: dict[str, Any] = {
@@ -73,10 +82,16 @@ def process_config(
         "conn_id_base": conn_id_base,
     }
     rate = getattr(getattr(host, "port", None), "rate_bps", None)
-    if rate and "link_bps" not in cfg["rnic"]:
+    if rate:  # the RNIC serialises at its own host link's rate, as in virtual time
         cfg["rnic"]["link_bps"] = float(rate)
     if start_at_ns is not None:
         cfg["start_at_ns"] = start_at_ns
+    if start_file is not None:
+        cfg["start_file"], cfg["ready_file"] = start_file, ready_file(out)
+    if framing is not None:
+        cfg["framing"] = dict(framing)
+    if ib_credits is not None:
+        cfg["ib_credits"] = int(ib_credits)
     return cfg
 
 
@@ -153,16 +168,80 @@ def send_frame(sock: socket.socket, frame: bytes, retries: int = 50) -> bool:
     return False
 
 
+class HostLink:
+    """The host's side of its link: sends frames; with IB credits, the transmit FIFO's head
+    waits for credits (the RNIC is not polled meanwhile) and FCPs go both ways."""
+
+    def __init__(self, sock: socket.socket, credits: Any = None) -> None:
+        self.sock, self.credits = sock, credits
+        self.held: bytes | None = None
+        self.tx_dropped = 0
+
+    def received(self, frame: bytes) -> bool:
+        """Account a received frame; True if the link consumed it (a credit update)."""
+        return self.credits is not None and bool(self.credits.on_frame(frame))
+
+    def _put(self, frame: bytes) -> None:
+        if not send_frame(self.sock, frame):
+            self.tx_dropped += 1  # lost like on a wire; go-back-N (and FCTBS) recover
+
+    def send(self, frame: bytes, now: int) -> None:
+        """Send ``frame`` now, or hold it until credits arrive."""
+        if self.credits is not None and not self.credits.try_send(frame, now):
+            self.held = frame
+            return
+        self._put(frame)
+
+    def flush(self, now: int) -> bool:
+        """Send due credit updates and the held frame if it fits now; True if none is held."""
+        if self.credits is None:
+            return True
+        for fcp in self.credits.port.due(now):
+            self._put(fcp)
+        if self.held is not None and self.credits.try_send(self.held, now):
+            self._put(self.held)
+            self.held = None
+        return self.held is None
+
+    def next_due(self) -> int | None:
+        """When a credit update may be due (None without credits)."""
+        return None if self.credits is None else self.credits.port.next_due()
+
+    def report(self, now: int) -> dict[str, Any]:
+        """Credit counters for the host's report (empty without credits)."""
+        if self.credits is None:
+            return {}
+        st = self.credits.port.stats(now)
+        return {"credits": st, "credit_held": int(self.held is not None)}
+
+
+def _framing_and_credits(cfg: Mapping[str, Any]) -> tuple[Any, Any]:
+    """The RNIC's framing (None: RoCEv2) and its IB link credits (None: none)."""
+    framing = credits = None
+    if cfg.get("framing"):
+        from emulator.ib.framing import framing_from_dict
+
+        framing = framing_from_dict(cfg["framing"])
+    if cfg.get("ib_credits"):
+        from emulator.ib.linkfc import HostLinkCredits
+        from emulator.traffic.framing import mac_bytes
+
+        credits = HostLinkCredits(int(cfg["ib_credits"]), mac_bytes(cfg["mac"]))
+    return framing, credits
+
+
 def run(cfg: Mapping[str, Any]) -> dict[str, Any]:
     """Run the bounded loop described by ``cfg``; returns the report (also written to out)."""
     for key in ("host", "iface", "mac", "ip", "gateway_mac", "ips", "workload", "out"):
         if key not in cfg:
             raise UserError(f"rnic_process config: missing key '{key}'")
     host = cfg["host"]
+    framing, credits = _framing_and_credits(cfg)
     nic = Rnic(
         cfg["mac"],
         cfg["ip"],
         cfg["gateway_mac"],
+        framing=framing,
         seed=int(cfg.get("seed", 0)),
         config=rnic_config_from_dict(cfg.get("rnic", {})),
         name=host,
@@ -176,10 +255,12 @@ def run(cfg: Mapping[str, Any]) -> dict[str, Any]:
     linger_ns = int(float(cfg.get("linger_s", 0.2)) * 1e9)
     sock = open_socket(cfg["iface"])
     sink = udp_sink(cfg["ip"])
-    tx_dropped = 0
+    link = HostLink(sock, credits)
     t0 = time.monotonic_ns()
-    start_at = int(cfg.get("start_at_ns", t0))
     deadline = t0 + duration_ns
+    start_at = int(cfg.get("start_at_ns", t0))
+    if cfg.get("start_file"):
+        start_at = await_start(cfg, deadline)
     started = False
     done_at: int | None = None
     stop = {"flag": False}
@@ -207,14 +288,19 @@ def run(cfg: Mapping[str, Any]) -> dict[str, Any]:
                     frame, addr = sock.recvfrom(65535)
                 except BlockingIOError:
                     break
-                if addr[2] != PACKET_OUTGOING:
+                if addr[2] != PACKET_OUTGOING and not link.received(frame):
                     nic.on_frame(frame, time.monotonic_ns())
+            if not link.flush(time.monotonic_ns()):  # waiting for credits
+                select.select([sock], [], [], _MAX_SLEEP_S)
+                continue
             frame_out = nic.poll(time.monotonic_ns())
             if frame_out is not None:
-                if not send_frame(sock, frame_out):
-                    tx_dropped += 1  # lost like on a wire; go-back-N recovers
+                link.send(frame_out, time.monotonic_ns())
                 continue
             wake = nic.next_wakeup()
+            due = link.next_due()
+            if due is not None:
+                wake = due if wake is None else min(wake, due)
             if not started:
                 wake = start_at if wake is None else min(wake, start_at)
             now = time.monotonic_ns()
@@ -226,7 +312,9 @@ def run(cfg: Mapping[str, Any]) -> dict[str, Any]:
             sink.close()
         if old_handler is not None:
             signal.signal(signal.SIGTERM, old_handler)
-    report = _report(host, dep, nic, stop["flag"], time.monotonic_ns() - t0, tx_dropped)
+    report = _report(host, dep, nic, stop["flag"], time.monotonic_ns() - t0, link.tx_dropped)
+    report["counters"] |= _credit_counters(link)
+    report |= link.report(time.monotonic_ns())
     Path(cfg["out"]).write_text(json.dumps(report, indent=1))
     return report
 
@@ -255,6 +343,14 @@ def _report(
             for h, r in dep.runners.items()
         },
     }
+
+
+def _credit_counters(link: HostLink) -> dict[str, int]:
+    """``credit_stalls`` / ``credit_stalled_ns`` as the virtual runtime counts them."""
+    st = link.report(time.monotonic_ns()).get("credits")
+    return (
+        {} if st is None else {"credit_stalls": st["stalls"], "credit_stalled_ns": st["stalled_ns"]}
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

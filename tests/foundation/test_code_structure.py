@@ -143,3 +143,22 @@ def long_functions(path: Path) -> dict[str, int]:
 def test_functions_under_the_line_limit() -> None:
     long = {k: v for _, p in _scoped_files() for k, v in long_functions(p).items()}
     assert not long, f"functions over {MAX_FUNCTION_LINES} lines: {long}"
+
+
+# the P4 compiler's layers, top to bottom: each imports only the ones before it
+P4C_LAYERS = ("frontend", "lowering", "arch", "backend")
+
+
+def test_p4c_layers_import_only_earlier_layers() -> None:
+    def layer(mod: str) -> int | None:
+        parts = mod.split(".")
+        if parts[:2] != ["emulator", "p4c"] or len(parts) < 3 or parts[2] not in P4C_LAYERS:
+            return None
+        return P4C_LAYERS.index(parts[2])
+
+    wrong = [
+        (a, b)
+        for a, b in import_graph().edges
+        if layer(a) is not None and layer(b) is not None and layer(b) > layer(a)  # type: ignore[operator]
+    ]
+    assert not wrong, f"imports from a later compiler layer: {wrong}"

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import json
+import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -74,11 +77,16 @@ def test_variants_expand_to_overrides() -> None:
         _variant("nope")
 
 
+def test_ib_loads_for_mininet_and_bmv2() -> None:
+    """IB runs on Mininet (credits as FCPs) and on BMv2 (without credits, marked)."""
+    sc = load_scenario(SCENARIO, {"fabric": "ib", "runtime": "mininet", "target": "bmv2"})
+    assert (sc.fabric, sc.runtime, sc.target) == ("ib", "mininet", "bmv2")
+
+
 @pytest.mark.parametrize(
     ("overrides", "msg"),
     [
         ({"fabric": "ib", "ib.lmc": 1}, "ib: OpenSM's ftree engine does not support lmc"),
-        ({"fabric": "ib", "runtime": "mininet"}, "virtual runtime only"),
         ({"fabric": "ib", "ib.routing": "lash"}, "ib.routing"),
         ({"fabric": "ib", "ib.vl_buffer_bytes": 64}, "ib.vl_buffer_bytes"),
     ],
@@ -120,3 +128,23 @@ def test_credit_stalls_reach_the_metrics(runs: dict[str, RunOutcome]) -> None:
     assert static.credit_stall_ms > 0.3 * static.fct_p99_ms
     assert adaptive.credit_stall_ms < static.credit_stall_ms
     assert all("credit_stalled_ns" in c for c in static.result.hosts.values())
+
+
+@pytest.mark.ib
+def test_compare_over_seeds_prints_roce_and_ib_together(tmp_path: Path) -> None:
+    """``fabemu compare roce_vs_ib.yaml --seeds N``: one table with RoCE and IB side by side,
+    medians and intervals per variant in runs.json (what the README's table comes from)."""
+    cmd = [sys.executable, "-m", "emulator", "compare", str(SCENARIO), "--seeds", "2",
+           "--vary", "variant=roce_ecmp,ib_static", "--set", "workload.size_bytes=65536",
+           "--workers", "1", "--out", str(tmp_path)]  # fmt: skip
+    env = os.environ | {"COLUMNS": "250"}
+    res = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env=env, check=False)
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert "variant=roce_ecmp" in res.stdout and "variant=ib_static" in res.stdout
+    summary = json.loads((tmp_path / "runs.json").read_text())["summary"]
+    assert set(summary) == {"variant=roce_ecmp", "variant=ib_static"}
+    for cell in summary.values():
+        fct = cell["fct_p99_ms"]
+        assert fct["n"] == 2 and fct["median"] > 0  # (a 95% CI needs >= 6 seeds)
+    assert summary["variant=ib_static"]["credit_stall_ms"]["median"] > 0  # IB-only metric
+    assert summary["variant=roce_ecmp"]["drops"]["median"] == 0

@@ -3,24 +3,19 @@ the real p4c-bm2-ss and simple_switch beside fabemu)."""
 
 from __future__ import annotations
 
-import importlib.util
 import shutil
 from pathlib import Path
 
 import pytest
+
+from tests.benchmark_scripts import load
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = ROOT / "p4" / "corpus"
 
 
 def _script():
-    spec = importlib.util.spec_from_file_location(
-        "conformance_p4c_samples", ROOT / "benchmarks" / "conformance_p4c_samples.py"
-    )
-    assert spec and spec.loader
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load("conformance_p4c_samples")
 
 
 @pytest.mark.bmv2
@@ -40,3 +35,27 @@ def test_counts_passes_and_failures(tmp_path: Path, capsys: pytest.CaptureFixtur
 
 def test_refuses_a_missing_directory(tmp_path: Path) -> None:
     assert _script().main(["--samples", str(tmp_path / "nope")]) == 2
+
+
+def test_segments_split_at_commands_after_packets() -> None:
+    steps = [("cli", "a"), ("cli", "b"), ("packet", (0, b"1")), ("packet", (1, b"2")),
+             ("cli", "c"), ("packet", (0, b"3")), ("cli", "d")]  # fmt: skip
+    assert _script().segments(steps) == [
+        (["a", "b"], [(0, b"1"), (1, b"2")]),
+        (["c"], [(0, b"3")]),
+        (["d"], []),
+    ]
+    assert _script().segments([("packet", (0, b"1"))]) == [([], [(0, b"1")])]
+
+
+def test_stateful_programs_are_those_with_registers_counters_or_meters() -> None:
+    mod = _script()
+    assert not mod.stateful({"register_arrays": [], "actions": []})
+    assert mod.stateful({"counter_arrays": [{"name": "c"}]})
+    assert mod.stateful({"register_arrays": [{"name": "r"}]})
+
+
+def test_expect_ports_are_attached_on_the_real_switch(tmp_path: Path) -> None:
+    stf = tmp_path / "t.stf"
+    stf.write_text("packet 0 00\nexpect 21 00 $\nexpect 3\n# expect 9 00\nexpect x 00\n")
+    assert _script().expect_ports(stf) == {21, 3}

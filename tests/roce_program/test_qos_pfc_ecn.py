@@ -14,6 +14,7 @@ from emulator.control.names import (
     PFC_TX_COUNTER,
     port_prio_index,
 )
+from emulator.target.cli_values import parse_counter
 from emulator.topology import load_clos, resolve
 
 from .roce_frames import Flow, incast_topology, ipv4_fields, parse_pfc, pfc_frame, roce_frame
@@ -22,8 +23,9 @@ MS = 1_000_000  # ns
 
 
 def _counter(sw, name: str, index: int) -> int:
-    reply = sw.cli(f"counter_read {name} {index}")
-    return int(reply.split("packets=")[1].split(",")[0])
+    value = parse_counter(sw.cli(f"counter_read {name} {index}"))
+    assert value is not None
+    return value[1]
 
 
 def _drain(sw, clock, port: int, limit: int = 1000) -> list[tuple[int, bytes]]:

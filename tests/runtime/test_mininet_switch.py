@@ -10,6 +10,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from emulator.errors import UserError
 from emulator.runtime.mininet.switch import (
     Bmv2Switch,
     FabemuSwitch,
@@ -28,7 +29,7 @@ def _bare(cls: type[P4ProcessSwitch], **attrs: object) -> P4ProcessSwitch:
                1: SimpleNamespace(name="s9-eth1")},
         thrift_port=9191, device_id=4, pcap_dir=None, json_path="/p/prog.json",
         priority_queues=8, pfc_ports=(1, 2), port_speeds={1: 25e9}, pfc_consume=True,
-        pfc_thresholds=(40, 8), line_rate=True,
+        pfc_thresholds=(40, 8), line_rate=True, ib_credits=None,
     )  # fmt: skip
     defaults.update(attrs)
     for k, v in defaults.items():
@@ -46,6 +47,13 @@ def test_both_classes_share_simple_switch_arguments() -> None:
                    "--pfc-xoff", "40", "--pfc-xon", "8", "--line-rate"]  # fmt: skip
     assert FabemuSwitch.binary[1:] == ("-m", "emulator", "switch")
     assert Bmv2Switch.binary == ("simple_switch",)
+
+
+def test_ib_credits_reach_the_builtin_target_only() -> None:
+    args = _bare(FabemuSwitch, pfc_ports=(), pfc_thresholds=None, ib_credits=16384).switch_args()
+    assert args[-2:] == ["--ib-credits", "16384"]
+    with pytest.raises(UserError, match="simple_switch"):  # (or: not on PATH)
+        Bmv2Switch("s1", json_path="/p/prog.json", ib_credits=16384)
 
 
 def test_single_queue_bmv2_has_no_target_options() -> None:

@@ -82,6 +82,13 @@ def test_l3_ecmp_forty_flows_match_bmv2(tmp_path):
         "clone",
         "table_keys",
         "header_equality",
+        "apply_in_expressions",
+        "short_circuit",
+        "header_values",
+        "action_exit",
+        "locals_and_keys",
+        "copy_in_out",
+        "typedef_fields",
     ],
 )
 @pytest.mark.parametrize("compiler", ["p4c-bm2-ss", "fabemu"])
@@ -144,3 +151,21 @@ def test_p4c_json_forms_match_bmv2(tmp_path, p4):
     commands = [w for k, w in steps if k == "cli"]
     inputs = [w for k, w in steps if k == "packet"]
     compare(json_path, commands, inputs, DEFAULT_PORTS, [], tmp_path)
+
+
+def test_counter_read_replies_as_simple_switch_cli(tmp_path):
+    """``counter_read`` of indexed and direct counters: the built-in CLI's reply is the real
+    simple_switch_CLI's, line for line."""
+    p4 = CORPUS / "counters_meters.p4"
+    json_path = tmp_path / "counters_meters.json"
+    subprocess.run(["p4c-bm2-ss", "-o", str(json_path), str(p4)], check=True, timeout=300)
+    steps = stf_to_cli(str(json_path), p4.with_suffix(".stf"))
+    commands = [w for k, w in steps if k == "cli"]
+    inputs = [w for k, w in steps if k == "packet"]
+    reads = [f"counter_read MyIngress.port_counter {i}" for i in (0, 3, 5)]
+    reads += ["counter_read MyIngress.fwd_counter 0"]  # direct: by entry handle
+    real = run_reference(json_path, tmp_path / "bmv2", inputs, commands, reads)
+    sw, _ = ours(json_path, commands, inputs)
+    for line in reads:
+        for reply_line in sw.cli(line).splitlines():
+            assert reply_line in real.reads, (line, real.reads)  # after the CLI's prompt

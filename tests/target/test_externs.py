@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from emulator.target import hashes
+from emulator.target.cli_values import parse_counter
 from emulator.target.errors import CliError
 from emulator.target.switch import Switch
 
@@ -91,7 +92,9 @@ def test_indirect_counter():
     frame = ipv4_udp(payload=b"12345")
     run(sw, frame)
     run(sw, frame)
-    assert f"packets=2, bytes={2 * len(frame)}" in sw.cli("counter_read MyIngress.ctr 2")
+    reply = sw.cli("counter_read MyIngress.ctr 2")
+    assert reply == f"MyIngress.ctr[2]= ({2 * len(frame)} bytes, 2 packets)"  # as simple_switch_CLI
+    assert parse_counter(sw.cli("counter_read ctr 2")) == (2 * len(frame), 2)
     assert sw.counters["MyIngress.ctr"].packets == [0, 0, 2, 0]
     sw.cli("counter_reset ctr")
     assert sw.counters["MyIngress.ctr"].packets == [0, 0, 0, 0]

@@ -8,7 +8,7 @@ import pytest
 
 from emulator.cli.main import main as fabemu
 from emulator.target.errors import StfError
-from emulator.target.stf import run_stf
+from emulator.target.stf import packet_bytes, run_stf, stf_to_cli
 
 from .bmv2json import Program, assign, eth_ipv4_udp, fld, prim, rd
 from .fakes import ipv4_udp
@@ -213,3 +213,25 @@ def test_fabemu_stf_priority_queues_option(tmp_path, capsys):
     assert fabemu(["stf", "--priority-queues", "8", str(prog), str(stf)]) == 0
     assert fabemu(["stf", "--priority-queues", "99", str(prog), str(stf)]) == 2
     capsys.readouterr()
+
+
+def test_a_trailing_odd_hex_digit_is_a_last_byte(tmp_path):
+    """p4c's samples write packets such as ``... 20 0``: the last digit is a byte."""
+    assert packet_bytes("20 0".replace(" ", "")) == b"\x20\x00"
+    assert packet_bytes("abc") == b"\xab\x0c"
+    stf = write(tmp_path, f"packet 0 {PKT}0\nexpect 0 {PKT}00$\n")
+    doc = tern_program()
+    default = doc["pipelines"][0]["tables"][0]["default_entry"]
+    default.update(action_id=0, action_data=["0x0000"])  # fwd to port 0
+    result = run_stf(doc, stf)
+    assert result.passed and result.outputs[0][0].endswith(b"\x00")
+
+
+def test_stf_to_cli_needs_no_program_when_the_stf_adds_no_entries(tmp_path):
+    """Packets and CLI lines translate without loading the program (a program the target
+    cannot load can still be replayed on the real switch)."""
+    stf = write(tmp_path, "mirroring_add 5 4\npacket 1 0a0b\nexpect 1 0a0b\n")
+    assert stf_to_cli({"not": "a program"}, stf) == [
+        ("cli", "mirroring_add 5 4"),
+        ("packet", (1, b"\x0a\x0b")),
+    ]

@@ -12,7 +12,7 @@ from typing import Any
 from emulator.p4c.diagnostics import CompileError, Pos
 from emulator.p4c.frontend import ast as A
 from emulator.p4c.frontend import types as T
-from emulator.p4c.frontend.values import RV, HeaderRef, StackRef, StructRef, UnionRef, Value
+from emulator.p4c.frontend.values import RV, HeaderRef, ListV, StackRef, StructRef, UnionRef, Value
 
 CORE_ERRORS = (
     "NoError", "PacketTooShort", "NoMatch", "StackOutOfBounds",
@@ -195,6 +195,9 @@ class Env:
             return StructRef(t, fields)
         if isinstance(t, T.StackT):
             return self._add_stack(hp, t, pos)
+        if isinstance(t, T.TupleT):  # a tuple local: one storage per element, read as a list
+            items = [self.allocate(f"{prefix}_{i}", it, pos) for i, it in enumerate(t.items)]
+            return ListV(items, t)
         return self.add_scalar(prefix, t, pos)
 
     def _add_stack(self, name: str, t: T.StackT, pos: Pos) -> StackRef:

@@ -1,4 +1,4 @@
-"""P4-16 declarations and statements: tokens -> :mod:`emulator.p4c.ast`."""
+"""P4-16 declarations and statements: tokens -> :mod:`emulator.p4c.frontend.ast`."""
 
 from __future__ import annotations
 

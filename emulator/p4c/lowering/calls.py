@@ -25,7 +25,7 @@ from emulator.p4c.frontend.values import (
 )  # fmt: skip
 from emulator.p4c.lowering.context import Ctx
 from emulator.p4c.lowering.exprs import coerce, const_eval, lower, scalar
-from emulator.p4c.lowering.stmts import assign_value, lower_block
+from emulator.p4c.lowering.stmts import assign_value, exit_in, lower_block
 
 VOID = ObjRef("void", "", type=T.VOID)
 
@@ -179,6 +179,7 @@ def inline_action(
     scope_parent = bound if bound is not None else ctx.env.globals
     inner = ctx.fresh(scope_parent, "action", ctx.prefix)
     inner.prims = ctx.prims
+    copies: list[tuple[Value, Value, Pos]] = []
     by_name = {a.name: a.value for a in args if a.name}
     for i, p in enumerate(decl.params):
         e = by_name.get(p.name) if by_name else args[i].value
@@ -192,8 +193,17 @@ def inline_action(
                 tmp = ctx.temp(t, e.pos, p.name)
                 ctx.emit("assign", [tmp.json, to_data(v)], e.pos)
                 v = RV(tmp.json, t)
+        v = _copy_in(ctx, p, v, t, e.pos, copies)
         inner.scope.bind(p.name, v)
+    exit_stmt = exit_in(decl.body) if copies else None
+    if exit_stmt is not None:
+        raise CompileError(
+            exit_stmt.pos,
+            "exit in an action with out/inout parameters is not supported (when their values "
+            "are copied back is not defined on BMv2)",
+        )
     lower_block(decl.body.stmts, inner)
+    _copy_out(ctx, copies, pos)
 
 
 def inline_function(ctx: Ctx, decl: A.FunctionDecl, args: tuple[A.Arg, ...], pos: Pos) -> Value:
@@ -208,6 +218,7 @@ def inline_function(ctx: Ctx, decl: A.FunctionDecl, args: tuple[A.Arg, ...], pos
         )
     inner = ctx.fresh(type(ctx.scope)(ctx.env.globals), "action", ctx.prefix)
     inner.prims = ctx.prims
+    copies: list[tuple[Value, Value, Pos]] = []
     for p, a in zip(decl.params, args, strict=True):
         t = resolve_type(ctx.env, p.type, const_eval)
         v = lower(a.value, ctx, t)
@@ -215,12 +226,42 @@ def inline_function(ctx: Ctx, decl: A.FunctionDecl, args: tuple[A.Arg, ...], pos
             tmp = ctx.temp(t, a.value.pos, p.name)
             assign_value(tmp, v, ctx, a.value.pos)
             v = RV(tmp.json, t)
-        inner.scope.bind(p.name, v)
+        inner.scope.bind(p.name, _copy_in(ctx, p, v, t, a.value.pos, copies))
     rt = resolve_type(ctx.env, decl.ret, const_eval)
-    result = ctx.temp(rt, pos, f"{decl.name}_ret") if not isinstance(rt, T.VoidT) else None
+    result: Value | None = None
+    if isinstance(rt, T.StructT):  # a header or struct: storage of its own, as for a local
+        result = ctx.env.allocate(ctx.env.unique(f"{decl.name}_ret"), rt, pos)
+    elif not isinstance(rt, T.VoidT):
+        result = ctx.temp(rt, pos, f"{decl.name}_ret")
     inner.func_result = result
-    lower_block(decl.body.stmts, inner)
-    return RV(result.json, rt) if result is not None else VOID
+    lower_block(decl.body.stmts, inner)  # a return jumps here, before the copy-out
+    _copy_out(ctx, copies, pos)
+    if isinstance(result, RV):
+        return RV(result.json, rt)
+    return result if result is not None else VOID
+
+
+def _copy_in(
+    ctx: Ctx, p: A.Param, v: Value, t: T.Type, pos: Pos, copies: list[tuple[Value, Value, Pos]]
+) -> Value:
+    """What an ``inout``/``out`` parameter is bound to: a copy of the argument (copied in for
+    ``inout``), written back by ``_copy_out``, so aliased arguments behave as in P4."""
+    if p.direction not in ("inout", "out") or isinstance(v, ObjRef):
+        return v
+    if isinstance(t, T.StructT | T.StackT):
+        storage = ctx.env.allocate(ctx.env.unique(f"{p.name}_copy"), t, pos)
+    else:
+        storage = ctx.temp(t, pos, p.name)
+    if p.direction == "inout":
+        assign_value(storage, v, ctx, pos)
+    copies.append((v, storage, pos))
+    return storage
+
+
+def _copy_out(ctx: Ctx, copies: list[tuple[Value, Value, Pos]], pos: Pos) -> None:
+    """Write ``inout``/``out`` parameters back to their arguments, left to right."""
+    for arg, storage, apos in copies:
+        assign_value(arg, storage, ctx, apos)
 
 
 def out_arg(ctx: Ctx, e: A.Expr, t: T.Type | None) -> RV:

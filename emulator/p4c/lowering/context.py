@@ -49,7 +49,7 @@ class Ctx:
         self.calls: CallLowering | None = None  # None: calls are not allowed (constants)
         self.arch: Architecture | None = None
         self.returns: list[int] | None = None  # jumps a ``return`` patches to the end
-        self.func_result: RV | None = None  # where a function's ``return e`` stores e
+        self.func_result: Value | None = None  # where a function's ``return e`` stores e
 
     def fresh(self, scope: Scope, where: str, prefix: str) -> Ctx:
         """A new context with its own primitive list, sharing this one's hooks."""

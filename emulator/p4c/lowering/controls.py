@@ -17,11 +17,13 @@ from emulator.p4c.frontend import types as T
 from emulator.p4c.frontend.ast import expr_text
 from emulator.p4c.frontend.decls import resolve_type
 from emulator.p4c.frontend.env import Scope, source_info
-from emulator.p4c.frontend.values import RV, Const, ObjRef, expr_json, to_data
+from emulator.p4c.frontend.values import RV, Const, ObjRef, to_data
 from emulator.p4c.lowering.context import Ctx
+from emulator.p4c.lowering.effect_order import effect_order
 from emulator.p4c.lowering.exprs import const_eval, lower, scalar
 from emulator.p4c.lowering.stmts import cond_json, lower_block, lower_stmt
 from emulator.p4c.lowering.tables import TableBuilder, cp_name, simple_key
+from emulator.p4c.lowering.value_switch import value_switch
 
 
 class ControlLowering:
@@ -107,9 +109,14 @@ class ControlLowering:
                 run = []
                 run_pos.clear()
 
+        hoister = effect_order(ctx, lambda e: self._is_table(e, ctx))
         for s in stmts:
             table = self._applied_table(s, ctx)
-            if table is not None:
+            hoisted = hoister.statement(s) if table is None else None
+            if hoisted is not None:
+                flush()
+                ir.extend(self.forward(hoisted, ctx))
+            elif table is not None:
                 flush()
                 ir.extend(self._key_temps(table, s.pos))
                 ir.append(("apply", table, s.pos))
@@ -147,6 +154,16 @@ class ControlLowering:
                     run_pos.append(s.pos)
         flush()
         return ir
+
+    def _is_table(self, e: A.Expr, ctx: Ctx) -> bool:
+        """Whether ``e`` names a table (for ``e.apply()`` inside expressions)."""
+        if not isinstance(e, A.Name | A.Member):
+            return False
+        try:
+            v = lower(e, ctx)
+        except CompileError:
+            return False
+        return isinstance(v, ObjRef) and v.kind == "table"
 
     def _table_of(self, e: A.Expr, ctx: Ctx) -> ObjRef | None:
         """``t.apply()`` -> t (as ObjRef), else None."""
@@ -248,7 +265,7 @@ class ControlLowering:
 
     def _switch(self, s: A.Switch, ctx: Ctx) -> Any:
         if not (isinstance(s.expr, A.Member) and s.expr.name == "action_run"):
-            return self._value_switch(s, ctx)
+            return value_switch(s, ctx, self.forward)
         t = self._table_of(s.expr.expr, ctx)
         if t is None:
             raise CompileError(s.expr.pos, "switch needs table.apply().action_run")
@@ -276,53 +293,6 @@ class ControlLowering:
             )
             labels = []
         return [*self._key_temps(t, s.pos), ("switch", t, cases, s.pos)]
-
-    def _value_switch(self, s: A.Switch, ctx: Ctx) -> Any:
-        """``switch (e) { 1: {..} 2: 3: {..} default: {..} }`` on a bit/enum value -> if chain."""
-        saved = ctx.prims
-        ctx.prims = []
-        v = scalar(lower(s.expr, ctx), s.expr.pos)
-        if not isinstance(v.type, T.Bits | T.EnumT | T.ErrorT) or isinstance(v, Const):
-            raise CompileError(
-                s.expr.pos,
-                f"switch needs table.apply().action_run or a bit<W>/enum value, found {v.type.show()}",
-            )
-        pre: list[Any] = []
-        if ctx.prims or v.json.get("type") != "field":
-            tmp = ctx.temp(v.type, s.expr.pos, "switch_value")
-            ctx.emit("assign", [tmp.json, v.json], s.expr.pos)
-            v = RV(tmp.json, v.type)
-            pre = [("prims", ctx.prims, s.expr.pos)]
-        ctx.prims = saved
-        groups: list[tuple[list[Const] | None, list[Any], Pos]] = []
-        pending: list[Const] = []
-        for c in s.cases:
-            if isinstance(c.label, A.Default):
-                if c.body is None:
-                    raise CompileError(c.pos, "default label needs a body")
-                groups.append((None, self.forward(c.body.stmts, ctx.child()), c.pos))
-                continue
-            lab = lower(c.label, ctx, v.type)
-            if not isinstance(lab, Const):
-                raise CompileError(c.label.pos, "switch labels must be constants")
-            if isinstance(lab.type, T.InfInt) and isinstance(v.type, T.Bits):
-                lab = Const(lab.value & ((1 << v.type.width) - 1), v.type)
-            pending.append(lab)
-            if c.body is not None:
-                groups.append((pending, self.forward(c.body.stmts, ctx.child()), c.pos))
-                pending = []
-        chain: list[Any] = []
-        for labels, body, pos in reversed(groups):
-            if labels is None:
-                chain = body
-                continue
-            cond: dict[str, Any] | None = None
-            for lab in labels:
-                eq = expr_json("==", v.json, lab.json())
-                cond = eq if cond is None else expr_json("or", cond, eq)
-            assert cond is not None
-            chain = [("if", cond, body, chain, pos)]
-        return [*pre, *chain]
 
     # -------------------------------------------------------------- backward pass
     def build(self, ir: list[Any], nxt: str | None, ret: str | None) -> str | None:

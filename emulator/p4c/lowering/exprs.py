@@ -27,7 +27,7 @@ from emulator.p4c.frontend.values import (
     to_data,
 )  # fmt: skip
 from emulator.p4c.lowering.context import Ctx
-from emulator.p4c.lowering.header_ops import header_equality
+from emulator.p4c.lowering.header_ops import aggregate_equality
 
 
 def const_eval(e: A.Expr, env: Env, expected: T.Type | None = None) -> Value:
@@ -254,6 +254,11 @@ def member(base: Value, name: str, pos: Pos, ctx: Ctx) -> Value:
 
 
 def index(base: Value, idx: A.Expr, pos: Pos, ctx: Ctx) -> Value:
+    if isinstance(base, ListV):  # a tuple: constant indices only
+        k = const_int(idx, ctx, "tuple index")
+        if not 0 <= k < len(base.items):
+            raise CompileError(idx.pos, f"index {k} out of bounds for {base.type.show()}")
+        return base.items[k]
     if not isinstance(base, StackRef):
         raise CompileError(pos, "indexing needs a header stack")
     i = lower(idx, ctx, T.Bits(32))
@@ -392,8 +397,8 @@ def binary(e: A.Binary, ctx: Ctx, expected: T.Type | None) -> Value:
         left = expr_json("<<", _unsigned(a), hexv(tb.width))
         return RV(_masked(expr_json("|", left, _unsigned(b)), T.Bits(t.width)), t)
     la, lb = lower(e.left, ctx), lower(e.right, ctx)
-    if op in ("==", "!=") and isinstance(la, HeaderRef) and isinstance(lb, HeaderRef):
-        return header_equality(la, lb, op, e.pos)
+    if op in ("==", "!=") and (whole := aggregate_equality(la, lb, op, e.pos)) is not None:
+        return whole
     a = scalar(la, e.left.pos)
     b = scalar(lb, e.right.pos)
     a, b, t = unify(a, b, e.pos, op)

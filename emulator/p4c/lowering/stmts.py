@@ -6,6 +6,7 @@ primitives), so extern calls stay conditional.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from emulator.p4c.diagnostics import CompileError, Pos
@@ -29,6 +30,7 @@ from emulator.p4c.frontend.values import (
     to_data,
 )  # fmt: skip
 from emulator.p4c.lowering.context import Ctx
+from emulator.p4c.lowering.effect_order import effect_order
 from emulator.p4c.lowering.exprs import coerce, const_eval, const_int, lower, member, scalar
 
 
@@ -37,7 +39,7 @@ def lower_block(stmts: tuple[A.Stmt, ...] | list[A.Stmt], ctx: Ctx) -> None:
     returns: list[int] = []
     ctx_returns = ctx.returns
     ctx.returns = returns
-    for s in stmts:
+    for s in _reachable(stmts):
         lower_stmt(s, ctx)
     ctx.returns = ctx_returns
     end = len(ctx.prims)
@@ -45,10 +47,26 @@ def lower_block(stmts: tuple[A.Stmt, ...] | list[A.Stmt], ctx: Ctx) -> None:
         ctx.prims[i]["parameters"] = [hexv(end)]
 
 
+def _reachable(stmts: tuple[A.Stmt, ...] | list[A.Stmt]) -> list[A.Stmt]:
+    """Statements up to an ``exit`` (those after it never run; p4c drops them too, and
+    BMv2's ``exit`` primitive does not stop the action's later primitives)."""
+    out: list[A.Stmt] = []
+    for s in stmts:
+        out.append(s)
+        if isinstance(s, A.Exit):
+            break
+    return out
+
+
 def lower_stmt(s: A.Stmt, ctx: Ctx) -> None:
+    hoisted = effect_order(ctx, lambda e: False).statement(s)
+    if hoisted is not None:
+        for x in hoisted:
+            lower_stmt(x, ctx)
+        return
     if isinstance(s, A.Block):
         inner = ctx.child()
-        for x in s.stmts:
+        for x in _reachable(s.stmts):
             lower_stmt(x, inner)
     elif isinstance(s, A.Empty):
         pass
@@ -99,6 +117,11 @@ def lower_if(s: A.If, ctx: Ctx) -> None:
         if branch is not None:
             lower_stmt(branch, ctx)
         return
+    exit_stmt = exit_in(s.then) or exit_in(s.other)
+    if exit_stmt is not None:  # as p4c-bm2-ss, which has no conditional exit in an action
+        raise CompileError(
+            exit_stmt.pos, "exit under a condition in an action is not supported on BMv2"
+        )
     jz = len(ctx.prims)
     ctx.emit("_jump_if_zero", [to_data(c), hexv(0)], s.pos)
     lower_stmt(s.then, ctx)
@@ -110,6 +133,17 @@ def lower_if(s: A.If, ctx: Ctx) -> None:
         ctx.prims[j]["parameters"][0] = hexv(len(ctx.prims))
     else:
         ctx.prims[jz]["parameters"][1] = hexv(len(ctx.prims))
+
+
+def exit_in(s: A.Stmt | None) -> A.Exit | None:
+    """The first ``exit`` in ``s`` (blocks and nested ifs included)."""
+    if isinstance(s, A.Exit):
+        return s
+    if isinstance(s, A.Block):
+        return next((e for x in s.stmts if (e := exit_in(x)) is not None), None)
+    if isinstance(s, A.If):
+        return exit_in(s.then) or exit_in(s.other)
+    return None
 
 
 def declare_var(s: A.VarDecl, ctx: Ctx) -> None:
@@ -135,12 +169,19 @@ def assign_expr(lhs: A.Expr, rhs: A.Expr, ctx: Ctx, pos: Pos) -> None:
 def assign_value(target: Value, v: Value, ctx: Ctx, pos: Pos, lpos: Pos | None = None) -> None:
     """Emit the primitives for ``target = v``."""
     lpos = lpos or pos
+    if isinstance(v, ListV) and not isinstance(target, RV):
+        v = _snapshot(v, _leaves(target), ctx, pos)
     if isinstance(target, RV):
         _assign_scalar(target, v, ctx, pos, lpos)
     elif isinstance(target, HeaderRef):
         _assign_header(target, v, ctx, pos)
     elif isinstance(target, StructRef):
         _assign_struct(target, v, ctx, pos)
+    elif isinstance(target, ListV) and isinstance(v, ListV):  # a tuple local
+        if len(target.items) != len(v.items):
+            raise CompileError(pos, f"{target.type.show()} has {len(target.items)} elements")
+        for dst, src in zip(target.items, v.items, strict=True):
+            assign_value(dst, src, ctx, pos)
     elif isinstance(target, StackRef) and isinstance(v, StackRef):
         stacks = [{"type": "header_stack", "value": x.name} for x in (target, v)]
         ctx.emit("assign_header_stack", stacks, pos)
@@ -149,6 +190,34 @@ def assign_value(target: Value, v: Value, ctx: Ctx, pos: Pos, lpos: Pos | None =
         ctx.emit("assign_union", unions, pos)
     elif not (isinstance(target, ObjRef) and target.kind == "dontcare"):
         raise CompileError(lpos, "left side of assignment is not assignable")
+
+
+def _leaves(v: Value) -> list[str]:
+    """The storage a value occupies, as JSON text of its fields."""
+    if isinstance(v, RV):
+        return [json.dumps(v.json)]
+    if isinstance(v, HeaderRef):
+        return [json.dumps({"type": "field", "value": [v.name, f]}) for f, _ in v.type.fields]
+    if isinstance(v, StructRef):
+        return [x for f in v.fields.values() for x in _leaves(f)]
+    if isinstance(v, ListV):
+        return [x for i in v.items for x in _leaves(i)]
+    return []
+
+
+def _snapshot(v: ListV, targets: list[str], ctx: Ctx, pos: Pos) -> ListV:
+    """``{...}`` with the items that read the assignment's own target copied first, so
+    ``p = {p.y, p.x}`` swaps (the right side is evaluated before any field is written)."""
+    items: list[Value] = []
+    for item in v.items:
+        if isinstance(item, ListV):
+            item = _snapshot(item, targets, ctx, pos)
+        elif isinstance(item, RV) and any(x in json.dumps(item.json) for x in targets):
+            tmp = ctx.temp(item.type, pos)
+            ctx.emit("assign", [tmp.json, to_data(item)], pos)
+            item = RV(tmp.json, item.type)
+        items.append(item)
+    return ListV(items, v.type, v.names)
 
 
 def _assign_scalar(target: RV, v: Value, ctx: Ctx, pos: Pos, lpos: Pos) -> None:
@@ -210,10 +279,16 @@ def _assign_struct(target: StructRef, v: Value, ctx: Ctx, pos: Pos) -> None:
 
 
 def assign_slice(lhs: A.Slice, rhs: A.Expr, ctx: Ctx, pos: Pos) -> None:
-    target = lower(lhs.expr, ctx)
+    hi, lo = const_int(lhs.hi, ctx, "slice bound"), const_int(lhs.lo, ctx, "slice bound")
+    base = lhs.expr
+    while isinstance(base, A.Slice):  # x[15:8][3:0] is x[11:8]
+        ihi, ilo = const_int(base.hi, ctx, "slice bound"), const_int(base.lo, ctx, "slice bound")
+        if not (0 <= lo <= hi <= ihi - ilo):
+            raise CompileError(lhs.pos, f"slice [{hi}:{lo}] out of range for [{ihi}:{ilo}]")
+        hi, lo, base = hi + ilo, lo + ilo, base.expr
+    target = lower(base, ctx)
     if not isinstance(target, RV) or not target.lvalue or not isinstance(target.type, T.Bits):
         raise CompileError(lhs.pos, "slice assignment needs a bit<W> field or variable")
-    hi, lo = const_int(lhs.hi, ctx, "slice bound"), const_int(lhs.lo, ctx, "slice bound")
     w = target.type.width
     if not (0 <= lo <= hi < w):
         raise CompileError(lhs.pos, f"slice [{hi}:{lo}] out of range for {w}-bit value")

@@ -10,6 +10,8 @@ virtual-time runtime counts frames leaving a leaf (``virtual.measure.Ledger.attr
         ─► uplink_bytes[(dst ip, dQPN)]["rtsw0:5"] += wire length
 
 A flow's uplinks are the uplinks that carried its data frames: measured, not predicted.
+On the InfiniBand fabric the capture takes the 0x88B5 shim's data frames (not its flow
+control packets) and the framing's ``flow_key`` (DLID -> HCA address, dQPN) names the flow.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import shutil
 import signal
 import subprocess
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +35,7 @@ READY_TIMEOUT_S = 15.0  # how long every tcpdump together may take to start list
 FlowKey = tuple[str, int]  # (destination IPv4 address, destination QPN)
 _IPV4 = EtherType.IPV4.to_bytes(2, "big")
 _ROCE_PORT = UDP_PORT_ROCEV2.to_bytes(2, "big")
+FCP_DST = "01:80:c2:00:00:01"  # emulator.ib.linkfc.FCP_DST_MAC
 _MAX_DATA_OPCODE = 0x0B  # RC SEND / RDMA WRITE; ACK (0x11) and CNP (0x81) are not data
 
 
@@ -49,10 +52,14 @@ def uplink_interfaces(topo: Any) -> dict[str, str]:
 class UplinkCapture:
     """tcpdump on every leaf uplink for the duration of a run."""
 
-    def __init__(self, topo: Any, outdir: Path | str) -> None:
+    def __init__(self, topo: Any, outdir: Path | str, framing: Any = None) -> None:
         self.interfaces = uplink_interfaces(topo)
         self.outdir = Path(outdir)
         self.procs: dict[str, subprocess.Popen[bytes]] = {}
+        #: a non-RoCE framing's flow key (IbFraming.flow_key); None: RoCEv2 frames
+        self.flow_key: Callable[[bytes], tuple[bytes, int] | None] | None = getattr(
+            framing, "flow_key", None
+        )
 
     @staticmethod
     def available() -> str | None:
@@ -73,7 +80,10 @@ class UplinkCapture:
             # --immediate-mode: else frames wait in a kernel ring block until it fills or a
             # 1 s timeout retires it, and a short run's last block is lost at SIGINT
             cmd += ["--immediate-mode", "-U", "-n", "-w", str(self.pcap(uplink))]
-            cmd += ["udp", "dst", "port", str(UDP_PORT_ROCEV2)]
+            if self.flow_key is None:
+                cmd += ["udp", "dst", "port", str(UDP_PORT_ROCEV2)]
+            else:  # IB shim data frames; FCPs go to the link-local address
+                cmd += ["ether", "proto", "0x88b5", "and", "not", "ether", "dst", FCP_DST]
             with self.log(uplink).open("wb") as err:  # tcpdump's messages, kept with the run
                 self.procs[uplink] = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err)
         return list(self.procs.values())
@@ -111,7 +121,7 @@ class UplinkCapture:
         for uplink in self.interfaces:
             path = self.pcap(uplink)
             if path.exists() and path.stat().st_size > 0:
-                count_frames(uplink, read_frames(path), out)
+                count_frames(uplink, read_frames(path), out, self.flow_key)
         return out
 
 
@@ -127,20 +137,31 @@ def read_frames(path: Path) -> Iterable[tuple[bytes, int]]:
         log.warning("reading %s: %s", path, exc)
 
 
+def roce_flow_key(data: bytes) -> tuple[bytes, int] | None:
+    """(destination IPv4 bytes, dQPN) of a captured RoCEv2 data frame, else None."""
+    if (
+        len(data) < 50
+        or data[12:14] != _IPV4
+        or data[36:38] != _ROCE_PORT
+        or data[42] > _MAX_DATA_OPCODE
+    ):
+        return None
+    return data[30:34], int.from_bytes(data[47:50], "big")
+
+
 def count_frames(
-    uplink: str, frames: Iterable[tuple[bytes, int]], out: dict[FlowKey, dict[str, int]]
+    uplink: str,
+    frames: Iterable[tuple[bytes, int]],
+    out: dict[FlowKey, dict[str, int]],
+    flow_key: Callable[[bytes], tuple[bytes, int] | None] | None = None,
 ) -> None:
     """Add each RDMA data frame's wire length to its flow's count on ``uplink``."""
+    key_of = flow_key or roce_flow_key
     for data, wirelen in frames:
-        if (
-            len(data) < 50
-            or data[12:14] != _IPV4
-            or data[36:38] != _ROCE_PORT
-            or data[42] > _MAX_DATA_OPCODE
-        ):
+        fk = key_of(data)
+        if fk is None:
             continue
-        key = (".".join(str(b) for b in data[30:34]), int.from_bytes(data[47:50], "big"))
-        per = out.setdefault(key, {})
+        per = out.setdefault((".".join(str(b) for b in fk[0]), fk[1]), {})
         per[uplink] = per.get(uplink, 0) + wirelen
 
 

@@ -191,6 +191,9 @@ def _switch_counters(stats: Mapping[str, Any]) -> dict[str, float]:
         c[key] = float(sum(p.get(key, 0) for p in stats.get("ports", {}).values()))
     c["queue_dropped"] = float(sum(q.get("dropped", 0) for q in stats.get("queues", {}).values()))
     c["rx_errors"] = float(stats.get("rx_errors", 0))
+    for key in ("stalls", "stalled_ns"):  # InfiniBand credits (emulator.ib.linkfc)
+        if stats.get("credits"):
+            c[f"credit_{key}"] = float(sum(p[key] for p in stats["credits"].values()))
     return c
 
 
@@ -276,6 +279,8 @@ def observations(
         flows=flows,
         collectives=_collectives(rec),
         accounting=PROCESS_DROPS,
+        # an HCA's frame waiting for IB credits: sent by the RNIC, not yet on a wire
+        wire_in_flight=sum(int(r.get("credit_held", 0)) for rs in rec.reports for r in rs.values()),
         events=[*rec.events, *notes],
         incomplete=incomplete,
     )

@@ -25,7 +25,6 @@ import contextlib
 import hashlib
 import json
 import os
-import re
 import shlex
 import signal
 import subprocess
@@ -41,6 +40,7 @@ from emulator.runtime.links import link_exists, set_link_state
 from emulator.runtime.mininet.switch import Bmv2Switch, FabemuSwitch, P4ProcessSwitch
 from emulator.runtime.runstate import STATE_ROOT, RunState
 from emulator.runtime.statedir import take_run_lock
+from emulator.target.cli_values import parse_counter
 from emulator.target.ops import Comment, SwitchOp
 from emulator.topology import ResolvedTopology
 from emulator.traffic.workloads import workload_from_dict
@@ -56,7 +56,6 @@ _TARGETS: dict[str, type[P4ProcessSwitch]] = {
 }
 RUN_LOCK = "mininet.lock"  # in STATE_ROOT: one Mininet run at a time on this machine
 RUN_LOCK_WAIT_S = 300.0
-_PACKETS = re.compile(r"packets=(\d+)")
 Program = str | Path | Mapping[str, Any]  # a BMv2 JSON file, or the JSON document itself
 
 
@@ -79,11 +78,18 @@ class MininetFabric:
         pfc: bool = True,
         run_dir: str | Path | None = None,
         pcap_dir: str | None = None,
+        ib_credits: int | None = None,
     ) -> None:
         """``program_json``: one program for every switch, or a mapping switch -> program
-        (each a JSON file path or the JSON document)."""
+        (each a JSON file path or the JSON document). ``ib_credits``: InfiniBand credit flow
+        control with this receive buffer per (port, VL) in bytes, on the built-in target."""
         if target not in _TARGETS:
             raise UserError(f"unknown switch target {target!r} (fabemu or bmv2)")
+        if ib_credits is not None and _TARGETS[target] is not FabemuSwitch:
+            raise UserError(
+                "InfiniBand credit flow control needs the built-in target: BMv2 simple_switch "
+                "has no link-level flow control"
+            )
         missing = [s.name for s in topo.switches if s.name not in commands]
         if missing:
             raise UserError(f"no runtime commands for switch(es): {', '.join(missing)}")
@@ -100,6 +106,7 @@ class MininetFabric:
         self.target = target
         self.priority_queues = priority_queues
         self.pfc = pfc
+        self.ib_credits = ib_credits
         self.run_id = f"{time.strftime('%Y%m%d-%H%M%S')}-{uuid.uuid4().hex[:6]}"
         # run files (logs, RNIC configs/reports) go away with the run unless run_dir is given
         self.run_dir = Path(run_dir) if run_dir else STATE_ROOT / self.run_id / "files"
@@ -178,6 +185,7 @@ class MininetFabric:
                     pfc_ports=[p.number for p in s.ports] if self.pfc else [],
                     port_speeds=s.port_speeds_bps,
                     line_rate=True,
+                    ib_credits=self.ib_credits,
                 )
             net.addSwitch(s.name, cls=cls, **params)
         # recorded before Mininet creates them (addLink makes the veth at once): a run killed
@@ -337,8 +345,8 @@ class MininetFabric:
 
             with ControlConnection(sw.thrift_port) as conn:
                 outs = [conn.cli(line) for line in lines]
-        found = [_PACKETS.search(o) for o in outs]
-        return [int(m.group(1)) if m else 0 for m in found]
+        found = [parse_counter(o) for o in outs]
+        return [v[1] if v else 0 for v in found]
 
     def _set_link(self, a: str, b: str, state: str) -> int:
         net = self._need_net()
@@ -385,10 +393,15 @@ class MininetFabric:
         seed: int = 0,
         conn_id_base: int = 0,
         hosts: Iterable[str] | None = None,
+        framing: Mapping[str, Any] | None = None,
+        start_file: Path | None = None,
     ) -> dict[str, subprocess.Popen[bytes]]:
         """Start one ``rnic_process`` per host of the workload (not waiting); by host.
 
         All start their ranks at ``start_at_ns`` (CLOCK_MONOTONIC; default now + 1 s).
+        ``start_file``: a start barrier instead (``emulator.traffic.start_barrier``).
+        ``framing``: the RNICs' wire format (``IbFraming.to_dict()``; None: RoCEv2); with
+        ``ib_credits`` set on the fabric the RNICs also keep IB credits with their leaf.
         """
         from emulator.traffic.rnic_process import process_config
 
@@ -405,6 +418,8 @@ class MininetFabric:
             cfg = process_config(
                 h, h.port.intf, ips, workload, str(out), rnic=rnic, start_at_ns=start_at,
                 duration_s=duration_s, seed=seed, conn_id_base=conn_id_base,
+                framing=framing, ib_credits=self.ib_credits,
+                start_file=None if start_file is None else str(start_file),
             )  # fmt: skip
             cfg_path = self.run_dir / f"rnic-{h.name}.cfg.json"
             cfg_path.write_text(json.dumps(cfg))

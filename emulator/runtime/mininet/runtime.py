@@ -9,6 +9,16 @@
         rt.run(until_ns2)                  # the same processes keep running
         result = rt.result(meta)           # stops the RNICs (they report), builds RunResult
 
+InfiniBand (``plan.framing`` an IbFraming, ``plan.credits`` a CreditConfig): the RNIC
+processes speak the IB framing and, on the built-in target, every switch port and HCA keeps
+per-VL credits with its peer through flow control packets on the links
+(:mod:`emulator.ib.linkfc`). BMv2 has no link-level flow control: an IB run there goes
+without credits (not lossless) and its result says so.
+
+The first ``run`` starts the RNIC processes behind a start barrier: their ranks begin
+together 1 s after that call, or 200 ms after the last process listens on its interface if
+that is later (a frame sent to a host whose process is still starting would be lost).
+
 Run time is wall-clock time (CLOCK_MONOTONIC) since ``start()`` returned. From ``start()``
 a thread samples the switch interfaces' kernel counters each ``max(sample_interval_ns,
 10 ms)`` (link utilisation, :mod:`mininet.sampler`); while ``run`` waits it also samples
@@ -28,6 +38,7 @@ import subprocess
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from emulator.control.live import LinkEvent, LinkEventSource
@@ -42,14 +53,20 @@ from emulator.runtime.mininet.fabric import MininetFabric
 from emulator.runtime.mininet.sampler import KernelSampler
 from emulator.runtime.mininet.uplinks import CliChange, UplinkPredictor
 from emulator.target.ops import SwitchOp, command_ops
+from emulator.traffic.start_barrier import ready_file, release
 from emulator.traffic.workloads import workload_from_dict
 
 log = logging.getLogger("fabemu.mininet")
 
 MIN_SAMPLE_NS = 200_000_000  # counter polling costs the switches CPU: at most 5 per second
-START_DELAY_NS = 1_000_000_000  # RNIC processes start their ranks together after this
+START_DELAY_NS = 1_000_000_000  # RNIC processes start their ranks together, not before this
 PROCESS_MARGIN_S = 600.0  # bound on an RNIC process beyond the first run() horizon
 CONN_IDS_PER_WORKLOAD = 4096
+NO_CREDITS_ON_BMV2 = (
+    "InfiniBand without credit flow control: BMv2 simple_switch has no link-level flow "
+    "control, so this run is not lossless (queues tail-drop, go-back-N recovers) and BMv2 "
+    "does not count its queue drops: the conservation check shows the frames lost"
+)
 
 
 class MininetRuntime(LinkEventSource):
@@ -60,6 +77,16 @@ class MininetRuntime(LinkEventSource):
     def __init__(self, plan: RunPlan) -> None:
         self.plan = plan
         opts = plan.options
+        self.notes: list[str] = []
+        ib_credits = None
+        if plan.credits is not None:
+            if plan.target == "bmv2":
+                self.notes.append(NO_CREDITS_ON_BMV2)
+            else:
+                from emulator.ib.linkfc import wire_limit
+
+                ib_credits = int(plan.credits.buffer_bytes_per_vl)
+                wire_limit(ib_credits)  # FCP counters: refused here, not in a switch log
         self.fabric = MininetFabric(
             plan.topo,
             dict(plan.programs),
@@ -69,6 +96,7 @@ class MininetRuntime(LinkEventSource):
             pfc=opts.pfc,
             run_dir=opts.log_dir,
             pcap_dir=opts.pcap_dir,
+            ib_credits=ib_credits,
         )
         #: the RNIC settings as the rnic_process JSON config carries them
         self.rnic: dict[str, Any] = dataclasses.asdict(plan.rnic)
@@ -92,6 +120,7 @@ class MininetRuntime(LinkEventSource):
         """Build the network, start the switches, apply the commands."""
         self.fabric.start()
         self._rec = RunRecord(t0_mono_ns=time.monotonic_ns())
+        self._rec.events.extend(self.notes)
         self._sampler = KernelSampler(
             kernel_counters(self.plan.topo),
             self.plan.options.sample_interval_ns,
@@ -109,7 +138,9 @@ class MininetRuntime(LinkEventSource):
             assert self._rec is not None
             self._rec.events.append(f"uplinks will be predicted, not measured: {why}")
             return
-        self._capture = UplinkCapture(self.plan.topo, self.fabric.run_dir / "uplinks")
+        self._capture = UplinkCapture(
+            self.plan.topo, self.fabric.run_dir / "uplinks", self.plan.framing
+        )
         for proc in self._capture.start():
             if self.fabric.state is not None:
                 self.fabric.state.add_pid(proc.pid, "tcpdump (uplink capture)")
@@ -158,18 +189,27 @@ class MininetRuntime(LinkEventSource):
         """Run (real time) until every workload is done or ``until_ns``; True if all done."""
         now = self._now()
         if not self._procs:
-            start_at = time.monotonic_ns() + START_DELAY_NS
+            start = self.fabric.run_dir / "rnic-start"
+            start.unlink(missing_ok=True)
+            not_before = time.monotonic_ns() + START_DELAY_NS
             for i, w in enumerate(self.workloads):
                 self._procs.append(
                     self.fabric.start_rnics(
                         w,
                         rnic=self.rnic,
-                        start_at_ns=start_at,
+                        start_file=start,
                         seed=self.plan.options.seed,
                         duration_s=max(0.0, (until_ns - now) / 1e9) + PROCESS_MARGIN_S,
                         conn_id_base=i * CONN_IDS_PER_WORKLOAD,
+                        framing=self._framing_config(),
                     )
                 )
+            waiting = [
+                (Path(ready_file(self.fabric.run_dir / f"rnic-{h}.json")), p)
+                for procs in self._procs
+                for h, p in procs.items()
+            ]
+            release(waiting, start, not_before)
         interval = max(self.plan.options.sample_interval_ns, MIN_SAMPLE_NS)
         next_sample = now
         while True:
@@ -182,6 +222,11 @@ class MininetRuntime(LinkEventSource):
             time.sleep(min(0.05, max(0.0, (until_ns - now) / 1e9)))
         self._sample()
         return self._all_exited() and self._all_done()
+
+    def _framing_config(self) -> dict[str, Any] | None:
+        """The RNIC processes' framing as JSON (None: RoCEv2)."""
+        framing = self.plan.framing
+        return None if framing is None else dict(framing.to_dict())
 
     def _all_exited(self) -> bool:
         return all(p.poll() is not None for procs in self._procs for p in procs.values())
@@ -276,6 +321,8 @@ class MininetRuntime(LinkEventSource):
     def _predictor(self) -> UplinkPredictor | None:
         """The leaves' programs in-process, to compute each flow's uplink (None: no programs)."""
         if not all(s.name in self.plan.programs for s in self.plan.topo.switches):
+            return None
+        if self.plan.framing is not None:  # the predictor builds RoCEv2 frames
             return None
         return UplinkPredictor(
             self.plan.topo,

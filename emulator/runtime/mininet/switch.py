@@ -69,6 +69,7 @@ class P4ProcessSwitch(Switch):
         pfc_consume: bool = False,
         pfc_thresholds: tuple[int, int] | None = None,
         line_rate: bool = False,
+        ib_credits: int | None = None,
         wait_on_start: bool = True,
         pcap_dir: str | None = None,
         log_file: str | None = None,
@@ -86,6 +87,7 @@ class P4ProcessSwitch(Switch):
         self.pfc_consume = pfc_consume
         self.pfc_thresholds = pfc_thresholds
         self.line_rate = line_rate
+        self.ib_credits = ib_credits
         self.wait_on_start = wait_on_start
         self.pcap_dir = pcap_dir
         self.log_file = log_file or os.path.join(
@@ -207,6 +209,8 @@ class FabemuSwitch(P4ProcessSwitch):
             args += ["--pfc-xoff", str(xoff), "--pfc-xon", str(xon)]
         if self.line_rate:
             args.append("--line-rate")
+        if self.ib_credits is not None:
+            args += ["--ib-credits", str(self.ib_credits)]
         return args
 
     def cli_commands(self, lines: Iterable[str]) -> list[str]:
@@ -228,6 +232,10 @@ class Bmv2Switch(P4ProcessSwitch):
             raise UserError(f"switch {name}: BMv2 simple_switch has no PFC (pfc_ports given)")
         if params.get("pfc_thresholds") or params.get("port_speeds"):
             raise UserError(f"switch {name}: pfc_thresholds/port_speeds are fabemu-only options")
+        if params.get("ib_credits") is not None:
+            raise UserError(
+                f"switch {name}: BMv2 simple_switch has no link-level flow control (ib_credits)"
+            )
         super().__init__(name, **params)
 
     def cli_commands(self, lines: Iterable[str]) -> list[str]:

@@ -1,0 +1,64 @@
+"""``switch`` on a bit<W>/enum/error value: an if chain on the value (as p4c-bm2-ss emits it)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from emulator.p4c.diagnostics import CompileError, Pos
+from emulator.p4c.frontend import ast as A
+from emulator.p4c.frontend import types as T
+from emulator.p4c.frontend.values import RV, Const, expr_json
+from emulator.p4c.lowering.context import Ctx
+from emulator.p4c.lowering.exprs import lower, scalar
+
+#: the control lowering's forward pass: statements -> control IR
+Forward = Callable[[tuple[A.Stmt, ...] | list[A.Stmt], Ctx], list[Any]]
+
+
+def value_switch(s: A.Switch, ctx: Ctx, forward: Forward) -> list[Any]:
+    """``switch (e) { 1: {..} 2: 3: {..} default: {..} }`` on a bit/enum value -> if chain."""
+    saved = ctx.prims
+    ctx.prims = []
+    v = scalar(lower(s.expr, ctx), s.expr.pos)
+    if not isinstance(v.type, T.Bits | T.EnumT | T.ErrorT) or isinstance(v, Const):
+        raise CompileError(
+            s.expr.pos,
+            f"switch needs table.apply().action_run or a bit<W>/enum value, found {v.type.show()}",
+        )
+    pre: list[Any] = []
+    if ctx.prims or v.json.get("type") != "field":
+        tmp = ctx.temp(v.type, s.expr.pos, "switch_value")
+        ctx.emit("assign", [tmp.json, v.json], s.expr.pos)
+        v = RV(tmp.json, v.type)
+        pre = [("prims", ctx.prims, s.expr.pos)]
+    ctx.prims = saved
+    groups: list[tuple[list[Const] | None, list[Any], Pos]] = []
+    pending: list[Const] = []
+    for c in s.cases:
+        if isinstance(c.label, A.Default):
+            if c.body is None:
+                raise CompileError(c.pos, "default label needs a body")
+            groups.append((None, forward(c.body.stmts, ctx.child()), c.pos))
+            continue
+        lab = lower(c.label, ctx, v.type)
+        if not isinstance(lab, Const):
+            raise CompileError(c.label.pos, "switch labels must be constants")
+        if isinstance(lab.type, T.InfInt) and isinstance(v.type, T.Bits):
+            lab = Const(lab.value & ((1 << v.type.width) - 1), v.type)
+        pending.append(lab)
+        if c.body is not None:
+            groups.append((pending, forward(c.body.stmts, ctx.child()), c.pos))
+            pending = []
+    chain: list[Any] = []
+    for labels, body, pos in reversed(groups):
+        if labels is None:
+            chain = body
+            continue
+        cond: dict[str, Any] | None = None
+        for lab in labels:
+            eq = expr_json("==", v.json, lab.json())
+            cond = eq if cond is None else expr_json("or", cond, eq)
+        assert cond is not None
+        chain = [("if", cond, body, chain, pos)]
+    return [*pre, *chain]
