@@ -13,10 +13,12 @@ the hot path. Cases (median of ``--repeat`` runs each):
 * ``--big``: 1,024 hosts (32 racks x 32 GPUs, 16 spines), 512 fat flows of 16 KiB, once,
   for its max RSS (run it alone: RSS is the process's peak)
 
-Every case runs ``--repeat`` times with the target's decision cache off
-(``FABEMU_FLOWCACHE=0``, the unoptimised path) and on, interleaved, in this one process;
-the table shows medians and the ratio cache-on / cache-off hops per CPU second (CPU time
-of this process, less disturbed than wall time by other load on a shared machine).
+Every case runs ``--repeat`` times with every speed-up off (``FABEMU_FAST=0``, the
+unoptimised path) and with the defaults (:mod:`emulator.speedups`: specialised table
+nodes, lazy sampler, ...), interleaved, in this one process; the table shows medians and
+the ratio fast / unoptimised hops per CPU second (CPU time of this process, less disturbed
+than wall time by other load on a shared machine). ``--flowcache`` also turns the decision
+cache on in the fast runs.
 
     .venv/bin/python benchmarks/bench_virtual.py [--repeat 3] [--quick] [--big]
 """
@@ -31,6 +33,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from emulator import speedups
 from emulator.control import FabricConfig, FabricController
 from emulator.measure.results import RunMeta
 from emulator.p4c import compile_file
@@ -60,10 +63,16 @@ def big_spec() -> TopologySpec:
 
 
 def make_config(
-    topo: ResolvedTopology, prog: dict[str, Any], rnic: dict[str, Any] | None = None
+    topo: ResolvedTopology,
+    prog: dict[str, Any],
+    rnic: dict[str, Any] | None = None,
+    queue_depth: int | None = None,
 ) -> RunPlan:
-    """Every switch runs roce_fabric.p4 with the controller's operations (E-ECMP)."""
-    ctl = FabricController(topo, FabricConfig(lb_mode="eecmp"))
+    """Every switch runs roce_fabric.p4 with the controller's operations (E-ECMP).
+
+    ``queue_depth``: packets per queue, for fabrics whose derived PFC headroom does not fit
+    the target's default depth (radix-64 leaves)."""
+    ctl = FabricController(topo, FabricConfig(lb_mode="eecmp", queue_depth=queue_depth))
     return RunPlan(
         topo,
         {s.name: prog for s in topo.switches},
@@ -136,7 +145,7 @@ def cases(prog: dict[str, Any], quick: bool) -> list[tuple[str, RunPlan, dict[st
         out.append(
             (
                 "256 hosts fat 128x64KiB",
-                make_config(big, prog),
+                make_config(big, prog, queue_depth=256),
                 {"kind": "fat_flows", "pairs": pairs, "size_bytes": 65536},
             )
         )
@@ -158,15 +167,30 @@ def big_case(prog: dict[str, Any]) -> tuple[str, RunPlan, dict[str, Any]]:
     )
     pairs = [[f"h{i}", f"h{i + 512}"] for i in range(512)]
     work = {"kind": "fat_flows", "pairs": pairs, "size_bytes": 16384}
-    return "1024 hosts fat 512x16KiB", make_config(resolve(spec), prog), work
+    return "1024 hosts fat 512x16KiB", make_config(resolve(spec), prog, queue_depth=512), work
+
+
+FLOWCACHE = False  # --flowcache: the decision cache on in the fast runs too
+
+
+def set_mode(mode: str) -> None:
+    """Mode "0": every speed-up off (the unoptimised path); "1": the defaults."""
+    for key in speedups.environment(False):
+        os.environ.pop(key, None)
+    if mode == "0":
+        os.environ[speedups.ALL_OFF] = "0"
+    else:
+        os.environ.pop(speedups.ALL_OFF, None)
+        if FLOWCACHE:
+            os.environ["FABEMU_FLOWCACHE"] = "1"
 
 
 def measure(cfg: RunPlan, work: dict[str, Any], repeat: int) -> dict[str, list[dict[str, float]]]:
-    """``repeat`` runs with the cache off and on, interleaved."""
+    """``repeat`` runs with the speed-ups off and on, interleaved."""
     runs: dict[str, list[dict[str, float]]] = {"0": [], "1": []}
     for _ in range(repeat):
         for mode in ("0", "1"):
-            os.environ["FABEMU_FLOWCACHE"] = mode
+            set_mode(mode)
             runs[mode].append(one_run(cfg, work))
     return runs
 
@@ -178,7 +202,7 @@ FLAGSHIP_VARIANTS = [
 
 
 def flagship(repeat: int) -> None:
-    """CPU seconds of the flagship's four variants, cache off and on, interleaved."""
+    """CPU seconds of the flagship's four variants, speed-ups off and on, interleaved."""
     import tempfile
 
     from emulator.scenario.runner import run_scenario
@@ -187,7 +211,7 @@ def flagship(repeat: int) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         for r in range(repeat):
             for mode in ("0", "1"):
-                os.environ["FABEMU_FLOWCACHE"] = mode
+                set_mode(mode)
                 c0 = time.process_time()
                 for i, ov in enumerate(FLAGSHIP_VARIANTS):
                     out = Path(tmp) / f"{r}-{mode}-{i}"
@@ -206,13 +230,16 @@ def main() -> int:
     ap.add_argument("--quick", action="store_true", help="skip the 256-host fabric")
     ap.add_argument("--big", action="store_true", help="only the 1,024-host case, for RSS")
     ap.add_argument("--flagship", action="store_true", help="only the flagship scenario")
+    ap.add_argument("--flowcache", action="store_true", help="decision cache on when fast")
     args = ap.parse_args()
+    global FLOWCACHE
+    FLOWCACHE = args.flowcache
     if args.flagship:
         flagship(args.repeat)
         return 0
     prog = compile_file(str(PROGRAM))
     print(
-        f"{'case':<26}{'cache':>6}{'start s':>9}{'run s':>8}{'hops':>9}{'hops/s':>9}"
+        f"{'case':<26}{'fast':>6}{'start s':>9}{'run s':>8}{'hops':>9}{'hops/s':>9}"
         f"{'hops/cpu-s':>11}{'virt ms':>9}{'x real':>8}{'ratio':>7}"
     )
     todo = [big_case(prog)] if args.big else cases(prog, args.quick)

@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from emulator.cli.display import console, progress, summary_table
+from emulator.faults.twin import add_twin
 from emulator.scenario.load import parse_set
 from emulator.scenario.runner import run_scenario
 
@@ -47,6 +48,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
     add_common(parser)
     add_sweep_arguments(parser)
+    parser.add_argument(
+        "--fault-free-twin",
+        action="store_true",
+        help="also run the scenario without its faults: and report the slowdown",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -64,6 +70,8 @@ def run(args: argparse.Namespace) -> int:
             progress=say,
             wall_limit_s=args.wall_limit,
         )
+        if getattr(args, "fault_free_twin", False):
+            add_twin(outcome, args.scenario, overrides, runtime=args.runtime, target=args.target)
     meta = outcome.result.meta
     console.print(
         f"[bold]{meta.scenario}[/]: {meta.why}; seed {meta.seed}; wall {meta.wall_s:.1f} s"

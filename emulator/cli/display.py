@@ -36,6 +36,12 @@ SHOWN = (
     "ecn_marks",
     "drops",
     "retransmissions",
+    "time_to_detect_ms",
+    "time_to_repair_ms",
+    "fault_packets_lost",
+    "qp_errors",
+    "icrc_errors",
+    "slowdown",
     "conservation_ok",
 )
 

@@ -128,12 +128,17 @@ class IbSubnet:
     ) -> None:
         self.close(failed=et is not None)
 
+    #: ibsim's console on a pipe (``emulator.faults.ib_resweep``: link changes mid-run)
+    console = False
+
     def _start_ibsim(self, net: Path) -> None:
         log = self.dir / "ibsim.log"
+        args = ["-s", str(net)] if self.console else ["-s", "-n", str(net)]
         with log.open("wb") as out:
             self.ibsim = subprocess.Popen(
-                [self.tools["ibsim"], "-s", "-n", str(net)],
-                stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+                [self.tools["ibsim"], *args],
+                stdin=subprocess.PIPE if self.console else subprocess.DEVNULL,
+                stdout=out, stderr=subprocess.STDOUT,
                 env=self.env(preload=False), cwd=self.dir,
             )  # fmt: skip
         assert self.state is not None

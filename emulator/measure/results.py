@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
 from emulator.measure.flowid import FlowIdField
 from emulator.measure.flows import CollectiveRecord, Conservation, FlowRecord
@@ -214,6 +214,16 @@ class RunResult(_Model):
     events: list[str] = Field(default_factory=list)  # e.g. "t=1200000 fail_link rtsw0 ctsw1"
     #: a training_step's stages and times (emulator.scenario.training_run), else None
     training: dict[str, Any] | None = None
+    #: faults injected and the fabric's recovery (emulator.faults.report); left out of the
+    #: JSON when the run had none
+    faults: dict[str, Any] | None = None
+
+    @model_serializer(mode="wrap")
+    def _dump(self, handler: SerializerFunctionWrapHandler) -> Any:
+        out = handler(self)
+        if isinstance(out, dict) and self.faults is None:
+            out.pop("faults", None)
+        return out
 
     def save(self, path: Path | str) -> Path:
         """Write as indented JSON; returns the path."""

@@ -72,9 +72,14 @@ def fabric_config(sc: Scenario) -> FabricConfig:
 
 
 def rnic_config(sc: Scenario, topo: ResolvedTopology) -> RnicConfig:
-    """The RNICs' settings: the scenario's ``rnic:`` section at the hosts' link rate."""
+    """The RNICs' settings: the scenario's ``rnic:`` section at the hosts' link rate
+    (``rto_ms`` given in ns)."""
     host_rate = min((h.port.rate_bps for h in topo.hosts), default=10e9)
-    return rnic_config_from_dict(sc.rnic.model_dump() | {"link_bps": host_rate}, "rnic")
+    settings = sc.rnic.model_dump()
+    rto_ms = settings.pop("rto_ms", None)
+    if rto_ms is not None:
+        settings["rto_ns"] = round(rto_ms * 1e6)
+    return rnic_config_from_dict(settings | {"link_bps": host_rate}, "rnic")
 
 
 def build_plan(

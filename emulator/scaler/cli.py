@@ -16,8 +16,9 @@ from emulator.errors import UserError
 from emulator.scaler import report, sweep
 from emulator.scaler.calibration.cli import calibrate
 from emulator.scaler.model.collectives import COLLECTIVES, PLACEMENTS
-from emulator.scaler.model.fabric import FABRIC_KINDS, meta_fabric
+from emulator.scaler.model.fabric import EXTENSION_100K_GPUS, FABRIC_KINDS, meta_fabric
 from emulator.scaler.model.layout import StepLayout, step_comm_time
+from emulator.scaler.model.reliability import LLAMA3_GPUS, reliability_rows
 from emulator.scaler.model.routing import MODES, modes_for
 from emulator.scaler.model.timing import ModelParams
 from emulator.scaler.sweep import Scenario, sweep_sizes
@@ -112,6 +113,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--step", action="store_true", help="training-step communication (TP8/PP16/DP)"
     )
+    parser.add_argument(
+        "--reliability",
+        action="store_true",
+        help="interruptions/day and goodput at 16K/24K/100K GPUs (Llama 3 failure rates)",
+    )
+    parser.add_argument("--checkpoint-s", type=float, default=30.0, help="checkpoint write time")
+    parser.add_argument("--restart-s", type=float, default=300.0, help="restart after a failure")
     parser.add_argument("--out", type=Path, default=Path("results/scale"), help="report directory")
 
 
@@ -175,6 +183,12 @@ def run(args: argparse.Namespace) -> int:
                 steps,
             )
         )
+    if args.reliability:
+        rows = reliability_rows(
+            [LLAMA3_GPUS, gpus, EXTENSION_100K_GPUS], args.checkpoint_s, args.restart_s
+        )
+        doc["reliability"] = rows
+        con.print(report.rows_table("Job interruptions and goodput (Llama 3 failure rates)", rows))
     if args.validate:
         from emulator.scaler.model.validate import all_checks
 

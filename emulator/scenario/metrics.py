@@ -14,6 +14,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from emulator.faults.metrics import FAULT_METRICS, fault_metrics
 from emulator.scenario.runview import LinkSeries, RunView, as_view
 
 IDLE_FRACTION = 0.05
@@ -28,6 +29,7 @@ METRIC_NAMES = frozenset(
         *COUNTERS, "conservation_ok", "completed", "max_uplink_imbalance", "idle_uplinks",
         "min_flow_gbps", "max_flow_gbps", "mean_flow_gbps", "fct_p50_ms", "fct_p99_ms",
         "cts_p99_latency_us", "busbw_gbps", "algbw_gbps", "collective_ms",
+        *FAULT_METRICS,
     )
 )  # fmt: skip
 
@@ -63,6 +65,8 @@ def summary_metrics(result: Any) -> dict[str, float]:
         from emulator.scenario.training_run import training_metrics
 
         out |= training_metrics(result.training, getattr(result, "links", ()))
+    if getattr(result, "faults", None):
+        out |= fault_metrics(result.faults)
     return out
 
 

@@ -23,6 +23,7 @@ from typing import Any
 import jinja2
 
 from emulator.errors import UserError
+from emulator.faults.plot import fault_timeline
 from emulator.scenario import plots
 from emulator.scenario.expect import Verdict
 from emulator.scenario.metrics import summary_metrics
@@ -163,6 +164,12 @@ def write_report(
             plot = make(view)
             stem = f"{plot.key}-{slugs[label]}" if compare else plot.key
             figs.append(_save(outdir, plot, stem))
+        per_run.append({"title": figs[0].title, "figures": figs})
+    if any(view.fault_marks for _, view in views):
+        figs = [
+            _save(outdir, p, f"{p.key}-{slugs[label]}" if compare else p.key)
+            for label, p in ((label, fault_timeline(view)) for label, view in views)
+        ]
         per_run.append({"title": figs[0].title, "figures": figs})
     overlays = [plots.fct_cdf(views), plots.collective_bars(views)]
     if compare:

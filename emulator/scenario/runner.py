@@ -24,6 +24,7 @@ import yaml
 
 from emulator import __version__
 from emulator.errors import UserError
+from emulator.faults.session import FaultSession
 from emulator.measure.results import RunMeta, RunResult
 from emulator.plan.build import build_plan
 from emulator.plan.spec import RunPlan
@@ -75,7 +76,8 @@ def check_runnable(sc: Scenario, path: Path) -> None:
     runtime = sc.runtime
     if runtime == "auto":
         runtime = "mininet" if sc.target == "bmv2" else "virtual"
-    build_plan(sc, path, runtime, sc.target)
+    plan = build_plan(sc, path, runtime, sc.target)
+    FaultSession.build(sc, path, plan)  # fault names against the topology
 
 
 def lb_label(sc: Scenario) -> str:
@@ -85,13 +87,17 @@ def lb_label(sc: Scenario) -> str:
     return str(sc.switch.lb)
 
 
-def _drive(rt: Any, sc: Scenario, plan: RunPlan) -> tuple[bool, dict[str, Any] | None]:
+def _drive(
+    rt: Any, sc: Scenario, plan: RunPlan, faults: FaultSession | None = None
+) -> tuple[bool, dict[str, Any] | None]:
     """Run the workload (or a training step's stages) until done or the deadline."""
     until = int(sc.duration_ms * 1e6)
     assert plan.workload is not None
     if plan.workload.job is not None:
         return run_step(rt, plan.workload.job, until)
     rt.add_workload(plan.workload.mapping)
+    if faults is not None:
+        return faults.run(rt, until), None
     return rt.run(until_ns=until), None
 
 
@@ -202,6 +208,7 @@ def _execute(
     rt = None
     limit = WallLimit(wall_limit_s)
     training: dict[str, Any] | None = None
+    faults: FaultSession | None = None
     try:
         with limit:
             say("compiling P4 and computing routes")
@@ -214,6 +221,7 @@ def _execute(
                 pcap_dir=str(outdir / "pcaps") if sc.pcap else None,
             )
             meta.topology = spec_to_dict(plan.topo.spec)
+            faults = FaultSession.build(sc, path, plan)
             if choice.runtime == "mininet":
                 _warn_capacity(meta, plan.topo, choice.target, sc.rnic.mtu, say)
             from emulator.runtime.base import make_runtime
@@ -221,8 +229,10 @@ def _execute(
             rt = make_runtime(choice.runtime, plan)
             say(f"starting the {choice.runtime} network")
             rt.start()
+            if faults is not None:
+                faults.attach(rt)
             say("running the workload")
-            done, training = _drive(rt, sc, plan)
+            done, training = _drive(rt, sc, plan, faults)
             limit.disarm()
         meta.complete = done
         if not done:
@@ -241,11 +251,15 @@ def _execute(
         if rt is not None:
             try:
                 result = rt.result(meta)
+                if faults is not None and faults.clock is not None:
+                    result.faults = faults.section(rt, result)
             except Exception as exc:
                 log.exception("collecting results failed")
                 error = error or f"collecting results failed: {exc}"
             finally:
                 rt.stop()
+        if faults is not None:
+            faults.close()
     result = result or RunResult(meta=meta)
     result.training = training
     return result, error

@@ -132,6 +132,8 @@ class RunView:
     conservation_ok: bool | None = None
     host_leaf: Mapping[str, str] = field(default_factory=dict)
     extra: Mapping[str, str] = field(default_factory=dict)  # other metadata shown as-is
+    #: (t_ns, label) of link events and route repairs (emulator.faults), for timelines
+    fault_marks: tuple[tuple[int, str], ...] = ()
 
     @property
     def leaves(self) -> frozenset[str]:
@@ -195,7 +197,27 @@ def as_view(result: RunResult | Mapping[str, Any] | RunView) -> RunView:
         conservation_ok=None if r.conservation is None else r.conservation.ok,
         host_leaf=host_leaf,
         extra=_uplink_provenance(r),
+        fault_marks=fault_marks(r.faults),
     )
+
+
+def fault_marks(section: Mapping[str, Any] | None) -> tuple[tuple[int, str], ...]:
+    """Timeline markers of a result's ``faults`` section: link down/up, repairs installed."""
+    if not section:
+        return ()
+    marks = [
+        (int(e["t_ns"]), f"{e['link']} {'up' if e['up'] else 'down'}")
+        for e in section.get("link_events", [])
+    ]
+    marks += [(int(r["installed_ns"]), f"repair {r['link']}") for r in section.get("repairs", [])]
+    for f in section.get("faults", []):  # impairments and stuck hosts: their window
+        if f.get("until_ms") is not None:
+            what = f"{f['kind']} {f['target']}"
+            marks += [
+                (round(f["at_ms"] * 1e6), f"{what} start"),
+                (round(f["until_ms"] * 1e6), f"{what} end"),
+            ]
+    return tuple(sorted(marks))
 
 
 #: how each ``FlowResult.uplinks_source`` is shown in reports

@@ -6,7 +6,7 @@ A scenario is YAML, safe-loaded, validated here before anything starts. Paths in
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import (
     BaseModel,
@@ -17,6 +17,7 @@ from pydantic import (
     model_validator,
 )
 
+from emulator.faults.schema import FaultList
 from emulator.plan.compat import incompatibility
 from emulator.scenario.training_schema import TrainingJob
 from emulator.vocab import HashAlgo, LbMode
@@ -24,6 +25,16 @@ from emulator.vocab import HashAlgo, LbMode
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
+    #: keys left out of dumps while at their default (added later: old results stay identical)
+    _sparse: ClassVar[tuple[str, ...]] = ()
+
+    @model_serializer(mode="wrap")
+    def _dump(self, handler: SerializerFunctionWrapHandler) -> Any:
+        out = handler(self)
+        for key in self._sparse:
+            if isinstance(out, dict) and getattr(self, key) == type(self).model_fields[key].default:
+                out.pop(key, None)
+        return out
 
 
 class PfcSettings(_Strict):
@@ -43,6 +54,10 @@ class PfcSettings(_Strict):
     #: pause time per XOFF in 512-bit-time quanta; the switch refreshes XOFF before it
     #: expires. None: at least 20 us at the fastest link, at least 1000 (51 ms at 10 Mb/s)
     quanta: Annotated[int, Field(ge=1, le=0xFFFF)] | None = None
+    #: PFC watchdog (ms): a queue paused longer than this stops honouring pauses and drops
+    #: (emulator.target.pfc); None = off. Meta runs 200 ms
+    watchdog_ms: Annotated[float, Field(gt=0, le=600_000)] | None = None
+    _sparse = ("watchdog_ms",)
 
     @model_validator(mode="after")
     def _xon_below_xoff(self) -> PfcSettings:
@@ -146,6 +161,11 @@ class RnicSettings(_Strict):
     #: docs/traffic.md says which real RNIC behaviour each models
     udp_sport: Literal["qpn_hash", "per_connection", "fixed"] = "qpn_hash"
     tx_jitter_ns: Annotated[int, Field(ge=0)] = 0  # seeded idle time after each frame
+    #: consecutive retransmissions (timeouts or NAKs without progress) before a QP errors
+    retry_cnt: Annotated[int, Field(ge=0, le=7)] = 7
+    #: retransmission timeout (ms); None = the RNIC default (emulator.traffic.rnic.RnicConfig)
+    rto_ms: Annotated[float, Field(gt=0, le=600_000)] | None = None
+    _sparse = ("retry_cnt", "rto_ms")
 
 
 Finite = Annotated[float, Field(allow_inf_nan=False)]
@@ -207,6 +227,9 @@ class Scenario(_Strict):
     expect: dict[str, Bound] = {}
     #: named override sets (``{label: {dotted.key: value}}``) that ``fabemu compare`` runs
     variants: dict[str, dict[str, Any]] = {}
+    #: links, switches and hosts failing mid-run (emulator.faults.schema, docs/faults.md)
+    faults: FaultList = []
+    _sparse = ("faults",)
 
     @model_validator(mode="after")
     def _consistent(self) -> Scenario:

@@ -13,14 +13,14 @@ write flushes. ``FABEMU_FLOWCACHE=0`` turns it off. docs/target.md has the whole
 
 from __future__ import annotations
 
-import os
 import random
 import types
 from collections.abc import Callable
 from operator import itemgetter
 from typing import Any
 
-from emulator.target import codegen, primitives, union_stacks
+from emulator import speedups
+from emulator.target import codegen, fastmatch, primitives, union_stacks
 from emulator.target.externs import CounterArray, MeterArray, RegisterArray
 from emulator.target.flowlazy import (
     Lazy,
@@ -68,19 +68,20 @@ _STATEFUL = (RegisterArray, CounterArray, MeterArray, Calculation, Deparser)
 
 
 def enabled_by_env() -> bool:
-    """True when ``FABEMU_FLOWCACHE`` is 1/on/true/yes (off by default).
+    """True when ``FABEMU_FLOWCACHE`` is 1/on/true/yes (off by default, see
+    :mod:`emulator.speedups`).
 
     Off by default because end to end it is not yet a clear win: measured 0.9-1.4x
     (the flagship 0.9x) while the pipelines are only ~20% of a hop's cost (docs/target.md).
     """
-    return os.environ.get("FABEMU_FLOWCACHE", "0").strip().lower() in ("1", "on", "true", "yes")
+    return speedups.enabled("FLOWCACHE")
 
 
 def uncacheable_reason(ns: dict[str, Any]) -> str | None:
     """Why a program's generated code may touch state the recorder cannot see, or None."""
     for name, obj in ns.items():
-        if name in ("__builtins__", "_vsets", "_registers"):
-            continue
+        if name in ("__builtins__", "_vsets", "_registers") or name.startswith(fastmatch.PREFIX):
+            continue  # fastmatch's names hold entries: control-plane state, flushed on change
         if isinstance(obj, (*_PLAIN, *_STATEFUL, random.Random)):
             continue
         if isinstance(obj, types.FunctionType) and obj.__globals__ is ns:

@@ -7,6 +7,7 @@ multiple of 8). See ../shared/BMV2-FACTS.md.
 
 from __future__ import annotations
 
+import sys
 import zlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -86,6 +87,7 @@ def crc(params: CrcParams, data: bytes) -> int:
 
 
 _CRC16_ARC_TABLE = _table(CRC16_ARC)
+_LITTLE = sys.byteorder == "little"
 
 
 def crc16(data: bytes) -> int:
@@ -112,14 +114,18 @@ def identity(data: bytes) -> int:
 
 
 def csum16(data: bytes) -> int:
-    """16-bit ones'-complement Internet checksum (RFC 1071), BMv2's ``csum16``."""
+    """16-bit ones'-complement Internet checksum (RFC 1071), BMv2's ``csum16``.
+
+    The words are summed in C in the machine's byte order: a ones'-complement sum is
+    independent of byte order up to swapping the bytes of the result (RFC 1071 2(B)).
+    """
     if len(data) % 2:
         data += b"\x00"
-    total = 0
-    for i in range(0, len(data), 2):
-        total += (data[i] << 8) | data[i + 1]
+    total = sum(memoryview(data).cast("H"))
     while total >> 16:
         total = (total & 0xFFFF) + (total >> 16)
+    if _LITTLE:
+        total = ((total & 0xFF) << 8) | (total >> 8)
     return ~total & 0xFFFF
 
 

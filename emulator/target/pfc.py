@@ -21,6 +21,11 @@ class _ClassState:
     until: int = 0
     frames: int = 0
     paused_closed_ns: int = 0
+    began: int = 0  # start of the current unbroken pause (watchdog)
+    storm: bool = False  # the watchdog fired: pauses are ignored until the storm ends
+    last_frame: int = 0
+    storms: int = 0
+    ignored: int = 0  # pause frames ignored during storms
 
     def paused_ns(self, now: int) -> int:
         """Total paused time up to ``now`` (closed intervals plus the running one)."""
@@ -40,6 +45,9 @@ class PfcFlowControl:
         self._speed: dict[int, float] = {}
         self._state: dict[tuple[int, int], _ClassState] = {}
         self.ignored_frames: dict[int, int] = {}  # PFC frames received with PFC disabled
+        #: PFC watchdog (ns): a class paused without a break this long stops honouring pauses
+        #: (a storm) until no pause frame arrived for as long again; None = off
+        self.watchdog_ns: int | None = None
 
     def set_enabled(self, port: int, enabled: bool, now: int = 0) -> None:
         """Honour (or ignore) PFC frames received on ``port``; disabling resumes at ``now``."""
@@ -66,12 +74,31 @@ class PfcFlowControl:
             st = self._state[(port, cls)] = _ClassState()
         return st
 
+    def set_watchdog(self, watchdog_ns: int | None) -> None:
+        """Arm (or with None disarm) the PFC watchdog on every port."""
+        self.watchdog_ns = watchdog_ns
+
     def eligible_at(self, port: int, priority: int, now: int) -> int:
-        """``now`` unless class ``priority`` of ``port`` is paused: then its resume time."""
+        """``now`` unless class ``priority`` of ``port`` is paused: then its resume time
+        (or, with the watchdog armed, the time the watchdog will declare a storm)."""
         st = self._state.get((port, priority))
         if st is None or st.until <= now:
             return now
-        return st.until
+        wd = self.watchdog_ns
+        if wd is None:
+            return st.until
+        if now - st.began >= wd:  # paused too long: a storm; stop honouring
+            st.storm = True
+            st.storms += 1
+            st.paused_closed_ns += max(0, now - st.start)
+            st.start = st.until = now
+            return now
+        return min(st.until, st.began + wd)
+
+    def storms(self, port: int, priority: int) -> tuple[int, int]:
+        """(watchdog storms declared, pause frames ignored in them) for (port, class)."""
+        st = self._state.get((port, priority))
+        return (st.storms, st.ignored) if st else (0, 0)
 
     def on_control_frame(self, port: int, frame: bytes, now: int) -> bool:
         """Apply a PFC frame received on ``port`` at ``now``; True if it was PFC."""
@@ -85,10 +112,26 @@ class PfcFlowControl:
         for cls in pfc.paused_classes():
             st = self._class(port, cls)
             st.frames += 1
+            if self._in_storm(st, now):
+                st.ignored += 1
+                continue
+            if st.until <= now:
+                st.began = now
             st.paused_closed_ns += max(0, min(st.until, now) - st.start)
             st.start = now
             st.until = now + quanta_to_ns(pfc.quanta[cls], speed)  # quanta 0: resume
         return True
+
+    def _in_storm(self, st: _ClassState, now: int) -> bool:
+        """Whether a pause frame arriving now falls in a watchdog storm (and note its time);
+        a storm ends once pause frames stopped for a watchdog period."""
+        wd = self.watchdog_ns
+        quiet = now - st.last_frame
+        st.last_frame = now
+        if st.storm and wd is not None and quiet < wd:
+            return True
+        st.storm = False
+        return False
 
     def on_transmit(self, port: int, priority: int, length: int, now: int) -> None:
         """PFC keeps no per-frame state on the sending side."""

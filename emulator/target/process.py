@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import random
 import selectors
 import signal
 import socket
@@ -30,6 +31,7 @@ from typing import Any
 
 from emulator.errors import UserError
 from emulator.target.control_socket import ControlServer, dispatch
+from emulator.target.impair import Impairment
 from emulator.target.options import SwitchOptions, options_from_args
 from emulator.target.options import add_arguments as _add_arguments
 from emulator.target.pcap import PcapWriter
@@ -37,7 +39,10 @@ from emulator.target.program import load_json
 from emulator.target.rawport import RawPort
 from emulator.target.switch import Switch
 from emulator.target.tm import TrafficManager
+from emulator.vocab import EtherType
 from emulator.vocab.pfc import decode_pfc
+
+_MAC_CONTROL = EtherType.MAC_CONTROL.to_bytes(2, "big")
 
 HELP = "Run a P4 program (BMv2 JSON) on the built-in target, simple_switch-compatible."
 RX_BATCH = 64  # frames read per socket per wake-up
@@ -127,6 +132,9 @@ class SwitchProcess:
         self.pfc_tx: dict[int, int] = {}
         #: PFC frames sent: (CLOCK_MONOTONIC ns, port, class, quanta), most recent kept
         self.pfc_events: deque[tuple[int, int, int, int]] = deque(maxlen=PFC_EVENTS_KEPT)
+        #: per egress port: seeded loss / corruption of data frames (``set_port_impair``)
+        self.impair: dict[int, Impairment] = {}
+        self.impaired: dict[int, list[int]] = {}  # port -> [lost, corrupted] so far
         self._debug = False
         self.credits = self._credits() if opts.ib_credits is not None else None
 
@@ -172,6 +180,8 @@ class SwitchProcess:
             xon = int(nums[2]) if len(nums) == 3 else 0
             self.switch.tm.set_pfc_thresholds(port, xoff or None, xon)
             return ""
+        if name == "set_port_impair":
+            return self._set_impair(words[1:])
         if name == "show_stats_json":
             return json.dumps(self.stats())
         if name == "show_tm_stats":
@@ -183,12 +193,39 @@ class SwitchProcess:
             )
         return str(self.switch.cli(line))
 
+    def _set_impair(self, args: list[str]) -> str:
+        """``set_port_impair <port> loss|corrupt <probability> <seed>`` or ``<port> off``."""
+        usage = "usage: set_port_impair <port> loss|corrupt <probability 0..1> <seed> | <port> off"
+        if not args or not args[0].isdigit() or int(args[0]) not in self.ports:
+            raise UserError(usage)
+        port = int(args[0])
+        if args[1:] == ["off"]:
+            imp = self.impair.pop(port, None)
+            if imp is not None:
+                self.impaired[port] = [imp.lost, imp.corrupted]
+            return ""
+        try:
+            mode, p, seed = args[1], float(args[2]), int(args[3])
+        except (IndexError, ValueError):
+            raise UserError(usage) from None
+        if mode not in ("loss", "corrupt") or not 0 <= p <= 1 or len(args) != 4:
+            raise UserError(usage)
+        self.impair[port] = Impairment(mode, p, random.Random(seed), fault=-1)
+        return ""
+
+    def _impaired(self, port: int) -> tuple[int, int]:
+        """(lost, corrupted) data frames on ``port`` so far, current impairment included."""
+        lost, bad = self.impaired.get(port, [0, 0])
+        imp = self.impair.get(port)
+        return (lost + imp.lost, bad + imp.corrupted) if imp else (lost, bad)
+
     def stats(self) -> dict[str, Any]:
         """Machine-readable counters: per port (rx/tx), per queue (TM), the switch's own."""
         ports = {
             str(p): {"iface": rp.ifname, "rx_pkts": rp.rx, "rx_bytes": rp.rx_bytes,
                      "tx_pkts": rp.tx, "tx_bytes": rp.tx_bytes, "tx_errors": rp.tx_errors,
-                     "pfc_tx": self.pfc_tx.get(p, 0)}
+                     "pfc_tx": self.pfc_tx.get(p, 0), "impaired_lost": self._impaired(p)[0],
+                     "impaired_corrupted": self._impaired(p)[1]}
             for p, rp in sorted(self.ports.items())
         }  # fmt: skip
         queues = {
@@ -250,13 +287,18 @@ class SwitchProcess:
         pcap = self.pcaps.get((rp.port, "out"))
         if pcap:
             pcap.write(frame)
-        if frame[12:14] == b"\x88\x08":
+        if frame[12:14] == _MAC_CONTROL:
             pfc = decode_pfc(frame)
             if pfc is not None:
                 self.pfc_tx[rp.port] = self.pfc_tx.get(rp.port, 0) + 1
                 now = time.monotonic_ns()
                 for cls in pfc.paused_classes():
                     self.pfc_events.append((now, rp.port, cls, pfc.quanta[cls]))
+        elif (imp := self.impair.get(rp.port)) is not None:
+            impaired = imp(frame)
+            if impaired is None:
+                return  # lost on the wire (counted: impaired_lost)
+            frame = impaired
         rp.send(frame)
 
     def _drain(self) -> int | None:

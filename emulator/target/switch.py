@@ -21,7 +21,8 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
-from emulator.target import flowcache
+from emulator import speedups
+from emulator.target import fastmatch, flowcache
 from emulator.target import packet as pk
 from emulator.target.errors import CliError
 from emulator.target.externs import CounterArray, Digest, RegisterArray
@@ -65,7 +66,10 @@ class Switch:
         self.log_lines: deque[str] = deque(maxlen=1000)
         self._log = log or self.log_lines.append
         self.program = CompiledProgram(program, self._now_us, seed, self._log)
+        self.fast = fastmatch.attach(self.program) if speedups.enabled("FASTMATCH") else None
         self.caches = self._caches(flow_cache)
+        if self.fast is not None and self.caches is not None:
+            self.fast.watch_changes()  # the caches replaced the tables' change hooks
         prog = self.program
         self._run_ingress: Callable[[list[int], Pkt], None] = (
             self.caches.ingress.run if self.caches else partial(run, prog.ingress)
@@ -82,6 +86,14 @@ class Switch:
         self._in_slots = (sm["ingress_port"], sm["instance_type"], sm["packet_length"])
         self._ts_in = sm["ingress_global_timestamp"]
         self._eg_slots = (sm["egress_port"], sm["egress_spec"], sm["egress_global_timestamp"])
+        #: (slot, mask) of packet_length, enq_timestamp, enq_qdepth, deq_qdepth, deq_timedelta
+        self._eg_meta = tuple(
+            sm[k]
+            for k in ("packet_length", "enq_timestamp", "enq_qdepth", "deq_qdepth", "deq_timedelta")
+        )
+        self._s_mcast, self._s_espec = layout.std["mcast_grp"], layout.std["egress_spec"]
+        self._s_itype, self._s_prio = layout.std["instance_type"], layout.std["priority"]
+        self._s_iport = layout.std["ingress_port"]
         if tm is None:
             tm = TrafficManager(self.clock, priority_queues)
         self.tm = tm
@@ -185,14 +197,14 @@ class Switch:
         itype: int = pk.PKT_INSTANCE_TYPE_NORMAL,
         preserved: list[tuple[int, int]] | None = None,
     ) -> list[Item]:
-        prog, std = self.program, self._std
+        prog = self.program
         out: list[Item] = []
         for _ in range(MAX_REENTRIES):
             f = self._template.copy()
             p = Pkt(frame, f)
             if preserved is None:  # a new frame from a port
-                for (slot, mask), value in zip(self._in_slots, (port, itype, len(frame))):
-                    f[slot] = value & mask
+                (s_port, m_port), (s_type, m_type), (s_len, m_len) = self._in_slots
+                f[s_port], f[s_type], f[s_len] = port & m_port, itype & m_type, len(frame) & m_len
                 slot, mask = self._ts_in
                 f[slot] = (self.clock() // 1000) & mask
             else:  # resubmit / recirculate: metadata reset (ingress_port 0 too) + field list
@@ -216,14 +228,14 @@ class Switch:
                 preserved = self._preserve(f, p.resubmit_fl)
                 itype = pk.PKT_INSTANCE_TYPE_RESUBMIT
                 continue
-            mgid = f[std["mcast_grp"]]
+            mgid = f[self._s_mcast]
             if mgid:
                 out += self._replicate(f, p, mgid, pk.PKT_INSTANCE_TYPE_REPLICATION)
-            elif f[std["egress_spec"]] == DROP_PORT:
+            elif f[self._s_espec] == DROP_PORT:
                 self.stats["dropped"] += 1
             else:  # simple_switch marks every unicast packet NORMAL here
-                f[std["instance_type"]] = pk.PKT_INSTANCE_TYPE_NORMAL
-                out.append((f[std["egress_spec"]], f[std["priority"]], p))
+                f[self._s_itype] = pk.PKT_INSTANCE_TYPE_NORMAL
+                out.append((f[self._s_espec], f[self._s_prio], p))
             return out
         self.stats["reentry_limit"] += 1
         return out
@@ -292,14 +304,15 @@ class Switch:
     ) -> tuple[bytes | None, list[Item], list[tuple[int, bytes, Any]]]:
         prog, f = self.program, p.f
         p.clear_requests()
-        for (slot, mask), value in zip(self._eg_slots, (port, 0, self.clock() // 1000)):
-            f[slot] = value & mask
-        self._set(f, "packet_length", p.ingress_length)
+        (s_port, m_port), (s_spec, _), (s_ts, m_ts) = self._eg_slots
+        f[s_port], f[s_spec], f[s_ts] = port & m_port, 0, (self.clock() // 1000) & m_ts
+        (s_len, m_len), (s_enq, m_enq), (s_eqd, m_eqd), (s_dqd, m_dqd), (s_td, m_td) = self._eg_meta
+        f[s_len] = p.ingress_length & m_len
         if deq is not None:
-            self._set(f, "enq_timestamp", deq.enq_timestamp_ns // 1000)
-            self._set(f, "enq_qdepth", deq.enq_qdepth)
-            self._set(f, "deq_qdepth", deq.deq_qdepth)
-            self._set(f, "deq_timedelta", deq.deq_timedelta_ns // 1000)
+            f[s_enq] = (deq.enq_timestamp_ns // 1000) & m_enq
+            f[s_eqd] = deq.enq_qdepth & m_eqd
+            f[s_dqd] = deq.deq_qdepth & m_dqd
+            f[s_td] = (deq.deq_timedelta_ns // 1000) & m_td
         clones: list[Item] = []
         try:
             self._run_egress(f, p)
@@ -311,7 +324,7 @@ class Switch:
                     g[slot] = value
                 self._set(g, "instance_type", pk.PKT_INSTANCE_TYPE_EGRESS_CLONE)
                 clones = self._to_session(int(p.clone_session), g, self._fork(g, p))
-            if f[self._std["egress_spec"]] == DROP_PORT:
+            if f[self._s_espec] == DROP_PORT:
                 self.stats["dropped"] += 1
                 return None, clones, []
             prog.checksums.update(f, p)
@@ -337,7 +350,8 @@ class Switch:
         An 802.1Qbb frame is honoured by the TM and, when ``pfc_to_pipeline`` (the default),
         still parsed so the program can count pauses; otherwise the MAC consumes it.
         """
-        if self._mac_control(port, frame) and not self.pfc_to_pipeline:
+        mac_control = frame[12:14] == MAC_CONTROL  # tested here: one call less per frame
+        if mac_control and self._mac_control(port, frame) and not self.pfc_to_pipeline:
             return []
         return self._enqueue_all(self._ingress(port, bytes(frame)))
 
@@ -351,7 +365,7 @@ class Switch:
             if eport not in self.ports:
                 self.stats["unknown_port"] += 1
                 continue
-            ingress = pkt.f[self._std["ingress_port"]]
+            ingress = pkt.f[self._s_iport]
             if self.tm.enqueue(eport, prio, pkt, len(pkt.buf), ingress_port=ingress):
                 ports.append(eport)
             else:

@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable, Iterator, Sized
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from emulator.errors import UserError
 from emulator.target.flowcontrol import BLOCKED, FlowControl
@@ -39,9 +39,11 @@ DEFAULT_SPEED_BPS = 10e9
 MAX_PRIORITY_QUEUES = 32  # BMv2 keeps at most 32 priority queues per worker
 
 
-@dataclass(frozen=True)
-class Dequeued:
-    """A frame released by the TM with the queueing metadata simple_switch exposes."""
+class Dequeued(NamedTuple):
+    """A frame released by the TM with the queueing metadata simple_switch exposes.
+
+    A NamedTuple rather than a frozen dataclass: one is made per frame, and this is the
+    cheaper immutable record to build."""
 
     item: object
     priority: int
@@ -73,6 +75,9 @@ class QueueObserver(Protocol):
     def tail_dropped(self, port: int, priority: int, item: object) -> None:
         """``item`` found queue (port, priority) full and was dropped."""
 
+    def dequeued(self, port: int, priority: int, depth: int) -> None:
+        """A frame left queue (port, priority), now ``depth`` packets deep."""
+
 
 @dataclass
 class _Queue:
@@ -93,6 +98,7 @@ class _Port:
     queues: list[_Queue]
     busy_until: int = 0
     dropped_bad_priority: int = 0
+    queued: int = 0  # frames in all its queues (an empty port answers at once)
 
 
 def _interval_ns(pps: float) -> int:
@@ -252,6 +258,7 @@ class TrafficManager:
         q.last_send_at = send_at
         q.entries.append((send_at, item, length, now, len(q.entries), ingress_port))
         q.enqueued += 1
+        p.queued += 1
         if ingress_port is not None:
             self.pfc_gen.on_enqueue(ingress_port, priority, now)
         if self.observer is not None:
@@ -274,7 +281,7 @@ class TrafficManager:
     def ready_time(self, port: int) -> int | None:
         """Earliest ns a frame may leave ``port``; None if empty or blocked on an event."""
         p = self._ports.get(port)
-        if p is None:
+        if p is None or not p.queued:
             return None
         now = self._clock()
         best: int | None = None
@@ -298,7 +305,7 @@ class TrafficManager:
     def dequeue(self, port: int) -> Dequeued | None:
         """Pop the highest-priority eligible frame of ``port``; None if none may leave now."""
         p = self._ports.get(port)
-        if p is None:
+        if p is None or not p.queued:
             return None
         now = self._clock()
         if self.serialize and p.busy_until > now:
@@ -311,6 +318,9 @@ class TrafficManager:
                 continue
             _send_at, item, length, enq_ts, enq_qdepth, in_port = q.entries.popleft()
             q.dequeued += 1
+            p.queued -= 1
+            if self.observer is not None:
+                self.observer.dequeued(port, prio, len(q.entries))
             if in_port is not None:
                 self.pfc_gen.on_dequeue(in_port, prio, now)
                 if self.on_buffer_release is not None:

@@ -82,6 +82,8 @@ class QpParams:
     max_inflight: int
     rate_bps: float | None
     verify_icrc: bool
+    #: retransmissions without progress before the QP errors (IB retry_cnt, 3 bits)
+    retry_cnt: int = 7
 
 
 class QueuePair:
@@ -115,6 +117,10 @@ class QueuePair:
         self.next_tx_ns = 0
         self.rto_deadline: int | None = None
         self.rto_backoff = 0  # consecutive timeouts without progress (doubles the RTO)
+        self.retries = 0  # retransmission rounds (timeouts, NAKs) without progress
+        #: set when the QP went to the error state (retries exhausted), with the time
+        self.error: str | None = None
+        self.error_ns: int | None = None
         # responder
         self.epsn = remote_ipsn & PSN_MASK
         self.msn = 0
@@ -144,6 +150,8 @@ class QueuePair:
         return self.ack_pending or self.nak_pending or self.cnp_pending or self._data_ready()
 
     def _data_ready(self) -> bool:
+        if self.error is not None:
+            return False
         if self.resend < len(self.inflight):
             return True
         return bool(self.pending) and len(self.inflight) < self.p.max_inflight
@@ -289,7 +297,9 @@ class QueuePair:
         else:
             self.resend = max(0, self.resend - popped)
         if popped:
-            self.rto_backoff = 0
+            self.rto_backoff = self.retries = 0
+        elif nak:
+            self._retry(now_ns, "NAK sequence error")
         if popped or nak:
             self.rto_deadline = now_ns + self.p.rto_ns if infl else None
 
@@ -300,6 +310,18 @@ class QueuePair:
         self.rto_backoff = min(MAX_RTO_BACKOFF, self.rto_backoff + 1)
         rto = self.p.rto_ns << self.rto_backoff
         self.rto_deadline = now_ns + rto if self.inflight else None
+        self._retry(now_ns, "transport retry counter exceeded")
+
+    def _retry(self, now_ns: int, why: str) -> None:
+        """One more retransmission round without progress; past ``retry_cnt`` the QP errors
+        (IBV_WC_RETRY_EXC_ERR): it stops sending and its owner never hears a completion."""
+        if not self.inflight or self.error is not None:
+            return
+        self.retries += 1
+        if self.retries > self.p.retry_cnt:
+            self.error = f"{why} ({self.p.retry_cnt} retries)"
+            self.error_ns = now_ns
+            self.rto_deadline = None
 
     # ---------------------------------------------------------------- responder side
     def on_request(self, t: Transport, ecn_ce: bool, now_ns: int) -> None:

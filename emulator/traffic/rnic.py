@@ -59,6 +59,8 @@ class RnicConfig:
     #: extra idle time after each frame, uniform in 0..tx_jitter_ns from the RNIC's seeded
     #: stream (timing jitter: flowlet gaps, arrival order); 0 = none
     tx_jitter_ns: int = 0
+    #: retransmission rounds without progress before a QP errors (IB retry_cnt: 0..7)
+    retry_cnt: int = 7
 
     def __post_init__(self) -> None:
         if self.mtu not in (256, 512, 1024, 2048, 4096):
@@ -77,6 +79,8 @@ class RnicConfig:
             )
         if self.tx_jitter_ns < 0:
             raise UserError("RNIC tx_jitter_ns must be >= 0")
+        if not 0 <= self.retry_cnt <= 7:
+            raise UserError(f"RNIC retry_cnt {self.retry_cnt} is not 0..7 (a 3-bit field)")
 
     @property
     def rto(self) -> int:
@@ -131,6 +135,7 @@ class Rnic:
             self.config.max_inflight,
             self.config.qp_rate_bps,
             self.config.verify_icrc,
+            self.config.retry_cnt,
         )
 
     # ---------------------------------------------------------------- setup

@@ -104,7 +104,15 @@ def test_a_broken_set_value_is_an_error(tmp_path: Path, capsys: pytest.CaptureFi
 def test_metric_names_are_exactly_what_summary_metrics_produces() -> None:
     from .report_fixtures import rich_result
 
-    assert set(summary_metrics(rich_result())) == METRIC_NAMES
+    result = rich_result()
+    result.faults = {  # a faulted run with a fault-free twin (emulator.faults.report)
+        "faults": [{"time_to_detect_ms": 30.0, "time_to_repair_ms": 31.0, "packets_lost": 65}],
+        "retransmissions": 73,
+        "qp_errors": 0,
+        "icrc_errors": 0,
+        "slowdown": 1.83,
+    }
+    assert set(summary_metrics(result)) == METRIC_NAMES
 
 
 def test_a_reason_set_before_the_runtime_stays_first() -> None:

@@ -25,13 +25,15 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from emulator.traffic.qp import wire_ns
+from emulator.vocab import EtherType
 
 if TYPE_CHECKING:
     from emulator.runtime.virtual.engine import Engine
+    from emulator.runtime.virtual.lazysample import LazySampler
     from emulator.runtime.virtual.measure import Ledger
     from emulator.target.pcap import PcapWriter
 
-MAC_CONTROL = b"\x88\x08"  # EtherType of PFC / PAUSE frames
+MAC_CONTROL = EtherType.MAC_CONTROL.to_bytes(2, "big")  # PFC / PAUSE frames
 
 Deliver = Callable[[int, bytes, int], None]  # (port, frame, now_ns)
 
@@ -55,6 +57,7 @@ class LinkDir:
         "dst",
         "dst_port",
         "epoch",
+        "impair",
         "is_up",
         "kind",
         "packets",
@@ -62,10 +65,13 @@ class LinkDir:
         "pcap_out",
         "pfc_frames",
         "rate_bps",
+        "sample_idx",
+        "sampled",
         "src",
         "src_port",
         "up",
         "uplink",
+        "watch",
     )  # fmt: skip
 
     def __init__(
@@ -101,6 +107,12 @@ class LinkDir:
         #: optional pcap writers: frames sent (at the switch egress) / received (at ingress)
         self.pcap_out: PcapWriter | None = None
         self.pcap_in: PcapWriter | None = None
+        #: a lazy sampler filling in this direction's samples before it changes (lazysample)
+        self.watch: LazySampler | None = None
+        self.sampled = self.sample_idx = 0
+        #: fault injection (emulator.target.impair): data frame -> frame (maybe altered) or
+        #: None (lost, counted in ``dropped``); None = a clean link
+        self.impair: Callable[[bytes], bytes | None] | None = None
 
     @property
     def name(self) -> str:
@@ -110,6 +122,9 @@ class LinkDir:
     def send(self, frame: bytes, t: int) -> int:
         """Put ``frame`` on the wire at ``t``; returns its serialisation time (ns)."""
         ser = wire_ns(len(frame), self.rate_bps)
+        w = self.watch
+        if w is not None and self.sampled != w.n:
+            w.fill_link(self)
         self.bytes += len(frame)
         self.packets += 1
         self.busy_ns += ser
@@ -128,6 +143,12 @@ class LinkDir:
             else:
                 self.dropped += 1
             return ser
+        if self.impair is not None and not pfc:
+            impaired = self.impair(frame)
+            if impaired is None:
+                self.dropped += 1
+                return ser
+            frame = impaired
         self._wire.append(frame)
         self._engine.at(t + ser + self.delay_ns, self._arrive, self.epoch)
         return ser

@@ -17,12 +17,13 @@ time of every frame it sends (the link's own pacing; the TM runs with serialize=
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sized
+from collections.abc import Callable, Mapping, Sized
 from typing import TYPE_CHECKING, Any
 
 from emulator.runtime.virtual.links import MAC_CONTROL, LinkDir
 from emulator.target.switch import Switch
 from emulator.target.tm import TrafficManager
+from emulator.vocab import ECN_CE, EtherType
 
 if TYPE_CHECKING:
     from emulator.runtime.virtual.engine import Engine
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
     from emulator.topology import SwitchNode
     from emulator.traffic.rnic import Rnic
 
+_IPV4 = EtherType.IPV4.to_bytes(2, "big")
 MAX_EGRESS_DROPS = 64  # frames one pump may see dropped by egress before yielding
 
 
@@ -42,7 +44,7 @@ class QueueWatch:
     tail-dropped, so packet conservation counts RNIC frames only.
     """
 
-    __slots__ = ("_gauges", "active", "copy_drops", "dirty", "sw")
+    __slots__ = ("_gauges", "active", "copy_drops", "dirty", "sw", "watch")
 
     def __init__(self, sw: Switch) -> None:
         self.sw = sw
@@ -50,13 +52,22 @@ class QueueWatch:
         self.active: dict[tuple[int, int], int] = {}
         self.copy_drops = 0
         self._gauges: list[tuple[tuple[int, int], Sized]] = []  # the sampler's view
+        #: told (port, priority, depth before) of every depth change (the lazy sampler)
+        self.watch: Callable[[int, int, int], None] | None = None
 
     def enqueued(self, port: int, priority: int, depth: int) -> None:
         """Note the port and the queue's depth."""
+        if self.watch is not None:
+            self.watch(port, priority, depth - 1)
         self.dirty.add(port)
         key = (port, priority)
         if depth > self.active.get(key, 0):
             self.active[key] = depth
+
+    def dequeued(self, port: int, priority: int, depth: int) -> None:
+        """Tell the lazy sampler (if any) the depth the queue had until now."""
+        if self.watch is not None:
+            self.watch(port, priority, depth + 1)
 
     def tail_dropped(self, port: int, priority: int, item: object) -> None:
         """Note the queue; count the frame if the switch made it."""
@@ -124,7 +135,7 @@ class PortTx:
         frame = tm.pop_control_frame(port) if tm.generates_control else None
         if frame is None:
             for _ in range(MAX_EGRESS_DROPS):
-                ready = sw.transmit_ready(port)
+                ready = tm.ready_time(port)  # Switch.transmit_ready, without the wrapper
                 if ready is None:
                     return
                 if ready > t:
@@ -227,7 +238,7 @@ class HostBox:
 
     def on_frame(self, port: int, frame: bytes, t: int) -> None:
         """A frame arrived from the leaf."""
-        if frame[12:14] == b"\x08\x00" and frame[15] & 3 == 3:
+        if frame[12:14] == _IPV4 and frame[15] & 3 == ECN_CE:
             self.ledger.ce_delivered += 1
         self.nic.on_frame(frame, t)
         self.kick(t)

@@ -32,6 +32,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from emulator import speedups
 from emulator.control.live import LinkEvent, LinkEventSource
 from emulator.errors import UserError
 from emulator.measure.assemble import assemble
@@ -39,6 +40,7 @@ from emulator.measure.results import RunMeta, RunResult
 from emulator.plan.compat import incompatibility
 from emulator.plan.spec import RunPlan
 from emulator.runtime.virtual.engine import Engine
+from emulator.runtime.virtual.lazysample import LazySampler
 from emulator.runtime.virtual.links import LinkDir
 from emulator.runtime.virtual.measure import Ledger, Sampler
 from emulator.runtime.virtual.nodes import HostBox, SwitchBox
@@ -65,7 +67,7 @@ class VirtualRuntime(LinkEventSource):
         self.hosts: dict[str, HostBox] = {}
         self.links: list[LinkDir] = []  # topo.links order, the up direction first
         self._dirs: dict[tuple[str, int, str, int], tuple[LinkDir, LinkDir]] = {}
-        self.sampler = Sampler([], [])
+        self.sampler: Sampler | LazySampler = Sampler([], [])
         self.deployments: list[Deployment] = []
         #: next free connection id: workloads take consecutive ranges (distinct QPNs), so a
         #: run may add many small workloads one after another (a training step's stages)
@@ -122,7 +124,8 @@ class VirtualRuntime(LinkEventSource):
             self.credits = CreditFabric(self, plan.credits)
         if opts.pcap_dir:
             self._open_pcaps(Path(opts.pcap_dir))
-        self.sampler = Sampler(self.links, list(self.boxes.values()))
+        sampler = LazySampler if speedups.enabled("LAZYSAMPLE") else Sampler
+        self.sampler = sampler(self.links, list(self.boxes.values()))
         if opts.sample_interval_ns > 0:
             self.engine.at(opts.sample_interval_ns, self._sample, None)
         self._started = True

@@ -1,0 +1,1 @@
+"""Faults mid-run and the fabric's recovery: schema, timeline, injection, repair, metrics."""

@@ -1,0 +1,137 @@
+"""InfiniBand recovery: the link goes down in ibsim, OpenSM re-sweeps, the new LFTs go in.
+
+    runtime LinkEvent ─► IbRepair ─ call_at(t + delay) ─► ibsim console: Unlink "a"[port] / ReLink
+                                                    ─► OpenSM -o (a heavy sweep; wall time kept)
+                                                    ─► LFT diff ─► table_modify / add / delete
+
+:class:`LiveIbSubnet` is :class:`emulator.ib.subnet.IbSubnet` with ibsim's console on a pipe,
+so links can be cut and restored while it runs, and OpenSM can sweep again. LFT entries are
+kept by handle (BMv2 numbers a table's entries from 0 in insertion order, as the run's
+commands added them: ``emulator.ib.commands.switch_commands``). Adaptive-routing port sets
+are not repaired (static LFTs only).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from emulator.control.live import LinkEvent
+from emulator.ib.netfile import ib_port
+from emulator.ib.routing import IbRouting
+from emulator.ib.subnet import IbRoutingError, IbSubnet, SmOptions
+
+
+class LiveIbSubnet(IbSubnet):
+    """ibsim with its console on a pipe: :meth:`set_link` and repeated :meth:`sweep`."""
+
+    console = True
+
+    def command(self, line: str) -> None:
+        """One ibsim console command (``Unlink "rtsw0"[3]``)."""
+        assert self.ibsim is not None and self.ibsim.stdin is not None
+        self.ibsim.stdin.write(line.encode() + b"\n")
+        self.ibsim.stdin.flush()
+
+    def set_link(self, a: str, b: str, up: bool) -> None:
+        """Cut (or restore) every link between nodes ``a`` and ``b`` in the simulated fabric."""
+        for lk in self.topo.links_between(a, b):
+            node, port = (lk.a, lk.a_port) if not self.topo.is_host(lk.a) else (lk.b, lk.b_port)
+            cmd = "ReLink" if up else "Unlink"
+            self.command(f'{cmd} "{node}"[{ib_port(self.topo, node, port)}]')
+
+    #: sweeps where OpenSM fell back to another engine (ftree on a fabric that lost a link
+    #: is no longer a fat tree: OpenSM routes it with minhop, as on a real cluster)
+    fallbacks: int = 0
+
+    def sweep(self, opts: SmOptions) -> tuple[IbRouting, float]:
+        """OpenSM once more (a full sweep of the current fabric); routing and wall seconds."""
+        self._routed = False
+        t0 = time.monotonic()
+        try:
+            routing = self.route(opts)
+        except IbRoutingError as exc:
+            if "exited 0, routed with " not in str(exc):
+                raise
+            self.fallbacks += 1
+            routing = self._read_back(opts)
+        return routing, time.monotonic() - t0
+
+
+def lft_handles(routing: IbRouting) -> dict[str, dict[int, int]]:
+    """switch -> {LID: entry handle} as the run's initial ``table_add lft`` lines made them."""
+    return {
+        sw: {lid: i for i, lid in enumerate(sorted(lid for lid, p in lft.items() if p))}
+        for sw, lft in routing.lfts.items()
+    }
+
+
+def lft_diff(old: Mapping[int, int], new: Mapping[int, int], handles: dict[int, int]) -> list[str]:
+    """Commands taking one switch's LFT from ``old`` to ``new`` (``handles`` updated)."""
+    lines = []
+    for lid in sorted(set(old) | set(new)):
+        was, now = old.get(lid, 0), new.get(lid, 0)
+        if was == now:
+            continue
+        if now and lid in handles:
+            lines.append(f"table_modify lft forward {handles[lid]} => {now}")
+        elif now:
+            handles[lid] = max(handles.values(), default=-1) + 1
+            lines.append(f"table_add lft forward {lid} => {now}")
+        elif lid in handles:
+            lines.append(f"table_delete lft {handles.pop(lid)}")
+    return lines
+
+
+@dataclass(frozen=True)
+class IbRepairRecord:
+    """One re-sweep installed: the link event, when the LFTs went in, which switches."""
+
+    event: LinkEvent
+    at_ns: int
+    switches: tuple[str, ...]
+    commands: int
+    sweep_s: float
+
+
+@dataclass
+class IbRepair:
+    """Hears the runtime's link events; re-sweeps with OpenSM after the detection delay and
+    installs the LFT differences (the InfiniBand counterpart of the live controller)."""
+
+    subnet: LiveIbSubnet
+    opts: SmOptions
+    runtime: Any
+    detection_delay_ns: int = 0
+    routing: IbRouting | None = None
+    handles: dict[str, dict[int, int]] = field(default_factory=dict)
+    repairs: list[IbRepairRecord] = field(default_factory=list)
+
+    def start(self) -> None:
+        """The first sweep (the LFTs the run was programmed with: ftree is deterministic);
+        from now on every link event of the runtime reaches :meth:`on_link_event`."""
+        self.routing, _ = self.subnet.sweep(self.opts)
+        self.handles = lft_handles(self.routing)
+        self.runtime.subscribe(self)
+
+    def on_link_event(self, event: LinkEvent) -> None:
+        """Schedule the re-sweep of ``event`` after the detection delay."""
+        at = event.t_ns + self.detection_delay_ns
+        self.runtime.call_at(at, lambda: self._install(event, at))
+
+    def _install(self, event: LinkEvent, at_ns: int) -> None:
+        assert self.routing is not None
+        self.subnet.set_link(event.a, event.b, event.up)
+        new, secs = self.subnet.sweep(self.opts)
+        diffs = {}
+        for sw, lft in new.lfts.items():
+            lines = lft_diff(self.routing.lfts.get(sw, {}), lft, self.handles.setdefault(sw, {}))
+            for line in lines:
+                self.runtime.switch_cli(sw, line)
+            if lines:
+                diffs[sw] = lines
+        self.routing = new
+        n = sum(len(v) for v in diffs.values())
+        self.repairs.append(IbRepairRecord(event, at_ns, tuple(sorted(diffs)), n, secs))

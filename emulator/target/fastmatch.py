@@ -1,0 +1,364 @@
+"""Table nodes specialised to their installed entries: fewer steps per table per packet.
+
+``Table.apply`` is general: it looks the key up by match kind, then checks counters,
+meters, action profiles and empty groups, then picks the next node. roce_fabric.p4 applies
+~15 tables per packet, most of them p4c's keyless ``tbl_act_N`` wrappers of inline code
+that always run their default action. After each control-plane change (lazily, at the next
+packet) every table without direct counters, meters or an action profile gets a generated
+node function in the program's namespace, of one of three shapes:
+
+* no entries (keyless tables, empty tables): run the default action, return its next node;
+* exact match: one ``dict.get`` on the key giving ``(action, data, next node)``;
+* LPM / ternary / range: ``Table.lookup``, then the same precomputed triple.
+
+Control flow refers to nodes by their global name in the namespace, so the new functions
+take the tables' places; the remaining (general) tables' next pointers are re-pointed, and
+each pipeline starts with a trampoline that rebuilds first if a table changed. What runs is
+the same actions in the same order with the same data: ``FABEMU_FASTMATCH=0`` keeps
+``Table.apply`` everywhere (tests/target/test_speedups_scenarios.py compares results).
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import types
+from collections.abc import Callable
+from typing import Any
+
+from emulator.target.tables import ActionSpec, Entry, Group, Member, Table
+
+PREFIX = "_fm_"  # names this module puts in the generated-code namespace
+EXIT = "!exit"  # "next node" of an entry without an action: the pipeline ends
+MAX_LINES = 160  # source lines of one generated function that runs nodes inline
+MAX_SHAPES = 64  # fused code kept for this many (program, table shapes)
+#: (program sources, table shapes) -> the fused node functions' code
+_FUSED: dict[tuple[Any, ...], list[types.CodeType]] = {}
+Result = tuple[Callable[..., Any], tuple[int, ...], Any]  # (action fn, data, next node)
+
+
+def _original_nodes(ns: dict[str, Any]) -> dict[int, str]:
+    """id(node object) -> its name, for every control-flow node in ``ns``."""
+    return {id(obj): name for name, obj in ns.items() if name.startswith("nd_")}
+
+
+def _table_of(obj: Any) -> Table | None:
+    if isinstance(obj, types.MethodType) and isinstance(obj.__self__, Table):
+        return obj.__self__
+    return None
+
+
+def specialisable(table: Table) -> bool:
+    """True when the table's ``apply`` reduces to lookup (+ selector) + action + next node."""
+    return not table.with_counters and table.meter_factory is None and table.meter_slot is None
+
+
+def attach(program: Any) -> FastTables | None:
+    """Specialised nodes for ``program``, or None when its control flow is not made of the
+    generated nodes this module knows (it then runs as compiled)."""
+    try:
+        return FastTables(program)
+    except KeyError:  # a node or key function missing from the namespace: leave it alone
+        return None
+
+
+class FastTables:
+    """The specialised table nodes of one compiled program (see the module doc)."""
+
+    def __init__(self, program: Any) -> None:
+        self.program = program
+        self.ns: dict[str, Any] = program.cg.ns
+        names = _original_nodes(self.ns)
+        self.dirty = True
+        self.rebuilds = 0
+        #: node name -> table, every table node of the program
+        self.tables: dict[str, Table] = {}
+        #: node name -> (name of next_hit, of next_miss, {action id: name of next})
+        self.links: dict[str, tuple[str | None, str | None, dict[int, str | None]]] = {}
+        keyfns = {id(obj): name for name, obj in self.ns.items() if name.startswith("key_")}
+        self.keyfn: dict[str, str] = {}
+
+        def ref(node: Any) -> str | None:
+            return None if node is None else names[id(node)]
+
+        for name, obj in list(self.ns.items()):
+            table = _table_of(obj) if name.startswith("nd_") else None
+            if table is None:
+                continue
+            self.tables[name] = table
+            self.keyfn[name] = keyfns[id(table.keyfn)]
+            by_action = {aid: ref(nxt) for aid, nxt in table.next_by_action.items()}
+            self.links[name] = (ref(table.next_hit), ref(table.next_miss), by_action)
+        #: conditional node name -> (test source, true next, false next), for inlining
+        self.conds = _conditionals(program.cg.sources)
+        self.sources = tuple(program.cg.sources)  # identifies the program (for _FUSED)
+        self._originals = {name: self.ns[name] for name in (*self.tables, *self.conds)}
+        self.starts = [names[id(s)] for s in (program.ingress, program.egress) if s is not None]
+        self.watch_changes()
+        self.ns[PREFIX + "exit"] = _compile(self.ns, PREFIX + "exit", "f, p, d", ["return True"])
+        self.ns[PREFIX + "go"] = _compile(self.ns, PREFIX + "go", "f, p, d", ["return False"])
+        program.ingress = self._trampoline("ingress", names, program.ingress)
+        program.egress = self._trampoline("egress", names, program.egress)
+
+    def _chain(self, prev: Callable[[], None]) -> Callable[[], None]:
+        def changed() -> None:
+            prev()
+            self.dirty = True
+
+        return changed
+
+    def watch_changes(self) -> None:
+        """Hook ``changed`` of every table and action profile again (after another module
+        replaced it)."""
+        for owner in (*self.tables.values(), *self.program.profiles.values()):
+            owner.changed = self._chain(owner.changed)
+
+    def _trampoline(self, which: str, names: dict[int, str], start: Any) -> Any:
+        """A first node that rebuilds if needed, then returns the pipeline's real first node."""
+        if start is None:
+            return None
+        first = names[id(start)]
+        ns = self.ns
+
+        def begin(_f: list[int], _p: Any) -> Any:
+            if self.dirty:
+                self.rebuild()
+            return ns[first]
+
+        begin.__name__ = f"{which}_start"
+        return begin
+
+    # -- building --------------------------------------------------------------------------
+
+    def rebuild(self) -> None:
+        """Regenerate every specialised node from the tables' current entries."""
+        self.dirty = False
+        self.rebuilds += 1
+        ns = self.ns
+        fast = {n: t for n, t in self.tables.items() if specialisable(t) and not _empty_group(t)}
+        nexts = {n: self._next_names(t, *self.links[n]) for n, t in fast.items()}
+        ns.update(self._originals)  # functions first (results name them); unreached: as is
+        self._fuse(fast, nexts)
+        for name, table in self.tables.items():
+            if name in fast:
+                self._results(name, table)
+            else:
+                hit, miss, by_action = self.links[name]
+                table.next_hit, table.next_miss = self._get(hit), self._get(miss)
+                table.next_by_action = {a: self._get(n) for a, n in by_action.items()}
+
+    def _get(self, name: str | None) -> Any:
+        return None if name is None else self.ns[name]
+
+    @staticmethod
+    def _next_names(
+        table: Table, hit: str | None, miss: str | None, by_action: dict[int, str | None]
+    ) -> set[str | None]:
+        """Names of the nodes that may follow ``table`` now (EXIT: an action-less entry)."""
+        found: set[str | None] = set()
+        if table.default is None:
+            found.add(miss if table.hit_miss else None)
+        for e, fixed in [(table.default, miss), *((e, hit) for e in table.entries.values())]:
+            for action in _actions(e):
+                if action is None:
+                    found.add(EXIT)
+                else:
+                    found.add(fixed if table.hit_miss else by_action.get(action.id))
+        return found
+
+    def _fuse(self, fast: dict[str, Table], nexts: dict[str, set[str | None]]) -> None:
+        """From each pipeline's first node, functions running as many nodes inline as fit
+        (conditionals become ``if``s); the nodes where they stop (and those after general
+        tables) get such functions too, so every node a packet reaches runs fused.
+
+        The code depends only on the program and each table's shape, so the switches of a
+        fabric share it (``_FUSED``)."""
+        shape = tuple(
+            (n, bool(t.entries), t.kind, t.profile is None, tuple(sorted(map(str, nexts[n]))))
+            for n, t in fast.items()
+        )
+        key = (self.sources, shape)
+        codes = _FUSED.get(key)
+        if codes is None:
+            codes = _FUSED[key] = self._fused_code(fast, nexts)
+            while len(_FUSED) > MAX_SHAPES:
+                del _FUSED[next(iter(_FUSED))]
+        for code in codes:
+            exec(code, self.ns)  # generated from node names and the program's own tests
+
+    def _fused_code(
+        self, fast: dict[str, Table], nexts: dict[str, set[str | None]]
+    ) -> list[types.CodeType]:
+        """Compile the fused functions (see ``_fuse``)."""
+        todo, done, out = list(self.starts), set(), []
+        while todo:
+            name = todo.pop()
+            if name in done:
+                continue
+            done.add(name)
+            if name in self.tables and name not in fast:  # a general table: go on after it
+                hit, miss, by_action = self.links[name]
+                todo += [n for n in (hit, miss, *by_action.values()) if n is not None]
+                continue
+            if name not in fast and name not in self.conds:
+                continue
+            exits: set[str | None] = set()
+            body = self._emit(name, fast, nexts, [MAX_LINES], exits)
+            source = f"def {name}(f, p):\n" + "".join(f"    {line}\n" for line in body)
+            out.append(compile(source, f"<fastmatch:{name}>", "exec"))
+            todo += [n for n in exits if n is not None]
+        return out
+
+    def _emit(
+        self,
+        name: str | None,
+        fast: dict[str, Table],
+        nexts: dict[str, set[str | None]],
+        budget: list[int],
+        exits: set[str | None],
+    ) -> list[str]:
+        """Source running node ``name`` and what follows it, ending in a ``return`` of the
+        node to run next (noted in ``exits``) or None."""
+        if name is None or name == EXIT:
+            return ["return None"]
+        inline = name in fast or name in self.conds
+        if not inline or budget[0] <= 0:
+            exits.add(name)
+            return [f"return {name}"]
+        if name in self.conds:
+            test, yes, no = self.conds[name]
+            budget[0] -= 2
+            then = self._emit(yes, fast, nexts, budget, exits)
+            other = self._emit(no, fast, nexts, budget, exits)
+            return [f"if {test}:", *["    " + line for line in then], *other]
+        lines, done = self._part(name, fast[name])
+        budget[0] -= len(lines)
+        if len(nexts[name]) == 1:
+            (follow,) = nexts[name]
+            return lines + self._emit(follow, fast, nexts, budget, exits)
+        exits.update(nexts[name] - {EXIT})
+        return [*lines, done]
+
+    def _part(self, name: str, table: Table) -> tuple[list[str], str]:
+        """Source of running node ``name`` up to choosing the next node, and the line that
+        returns the next node."""
+        r = f"{PREFIX}{name}"
+        if not table.entries and table.profile is None:
+            return [f"if {r}_m[0](f, p, {r}_m[1]):", "    return None"], f"return {r}_m[2]"
+        if not table.entries:
+            lines = [f"r = {r}_m"]
+        else:
+            key = f"{self.keyfn[name]}(f)"
+            find = f"{r}_d.get({key})" if table.kind == "exact" else f"{r}_d.get({r}_lookup({key}))"
+            lines = [f"r = {find}", "if r is None:", f"    r = {r}_m"]
+        if table.profile is not None:  # an action selector group: pick its member
+            lines += ["if r[0] is None:", f"    r = r[1][{r}_sel(f, p) % len(r[1])]"]
+        return [*lines, "if r[0](f, p, r[1]):", "    return None"], "return r[2]"
+
+    def _results(self, name: str, table: Table) -> None:
+        """The namespace constants of node ``name``: its miss result and entry results."""
+        r = f"{PREFIX}{name}"
+        hit, miss, by_action = self.links[name]
+        if table.profile is not None:
+            self.ns[f"{r}_sel"] = table.profile.selector
+        d = table.default
+        if d is None:
+            self.ns[f"{r}_m"] = (
+                self.ns[PREFIX + "go"],
+                (),
+                self._get(miss if table.hit_miss else None),
+            )
+        else:
+            self.ns[f"{r}_m"] = self._result(d, miss if table.hit_miss else None, by_action, table)
+        nxt = hit if table.hit_miss else None
+        if table.kind == "exact":
+            self.ns[f"{r}_d"] = {
+                e.match: self._result(e, nxt, by_action, table) for e in table.entries.values()
+            }
+        else:
+            self.ns[f"{r}_lookup"] = table.lookup
+            self.ns[f"{r}_d"] = {
+                e: self._result(e, nxt, by_action, table) for e in table.entries.values()
+            }
+
+    def _result(
+        self, e: Entry, fixed: str | None, by_action: dict[int, str | None], table: Table
+    ) -> Any:
+        """(action fn, data, next node) of running entry ``e`` (``fixed``: hit/miss next);
+        for a selector group (None, its members' results, None)."""
+
+        def act(action: ActionSpec | None, data: tuple[int, ...]) -> Result:
+            if action is None:
+                return (self.ns[PREFIX + "exit"], (), None)
+            nxt = fixed if table.hit_miss else by_action.get(action.id)
+            return (action.fn, data, self._get(nxt))
+
+        ref = e.ref
+        if isinstance(ref, Group):
+            return (None, tuple(act(m.action, m.data) for m in ref.members), None)
+        if isinstance(ref, Member):
+            return act(ref.action, ref.data)
+        return act(e.action, e.data)
+
+
+def _actions(e: Entry | None) -> list[ActionSpec | None]:
+    """The actions running entry ``e`` may run (a group: each member's)."""
+    if e is None:
+        return []
+    if isinstance(e.ref, Group):
+        return [m.action for m in e.ref.members]
+    if isinstance(e.ref, Member):
+        return [e.ref.action]
+    return [e.action]
+
+
+def _empty_group(table: Table) -> bool:
+    """True when an entry points at a group without members (``Table.apply`` then runs the
+    default entry and counts the miss: left to it)."""
+    entries = [table.default, *table.entries.values()]
+    return any(isinstance(e.ref, Group) and not e.ref.members for e in entries if e is not None)
+
+
+def _conditionals(sources: list[str]) -> dict[str, tuple[str, str | None, str | None]]:
+    """``{name: (test, true next, false next)}`` of the generated conditional nodes
+    (``def nd_N(f, p): return A if test else B``), read back from their source."""
+    out = {}
+    for source in sources:
+        if source.startswith("def nd_"):
+            found = _conditional(source)
+            if found is not None:
+                out[found[0]] = found[1:]
+    return out
+
+
+@functools.lru_cache(maxsize=4096)
+def _conditional(source: str) -> tuple[str, str, str | None, str | None] | None:
+    """(name, test, true next, false next) of one conditional node's source, or None.
+
+    Cached: every switch of a fabric compiles the same program to the same sources."""
+    fn = ast.parse(source).body[0]
+    if not (isinstance(fn, ast.FunctionDef) and len(fn.body) == 1):
+        return None
+    ret = fn.body[0]
+    if not (isinstance(ret, ast.Return) and isinstance(ret.value, ast.IfExp)):
+        return None
+    yes, no = _target(ret.value.body), _target(ret.value.orelse)
+    if yes == "?" or no == "?":
+        return None
+    return fn.name, ast.unparse(ret.value.test), yes, no
+
+
+def _target(node: ast.expr) -> str | None:
+    """A conditional's next node: its name, None (the pipeline ends) or "?" (not a node)."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Constant) and node.value is None:
+        return None
+    return "?"
+
+
+def _compile(ns: dict[str, Any], name: str, params: str, body: list[str]) -> Any:
+    """``def name(params): body`` compiled in ``ns`` (the generated code's namespace)."""
+    source = f"def {name}({params}):\n" + "".join(f"    {line}\n" for line in body)
+    exec(compile(source, f"<fastmatch:{name}>", "exec"), ns)  # generated: node names only
+    return ns[name]
