@@ -28,12 +28,9 @@ from typing import Any, Protocol
 
 from emulator.faults.timeline import Action
 from emulator.target.impair import Impairment
+from emulator.traffic.rnic_process import STORM_PERIOD_NS, STORM_QUANTA
 from emulator.traffic.seeding import rng
 from emulator.vocab.pfc import encode_pfc
-
-#: a stuck receiver re-sends its all-class XOFF this often (a PFC storm)
-STORM_PERIOD_NS = 1_000_000
-STORM_QUANTA = 0xFFFF
 
 
 class Scheduler(Protocol):
@@ -202,7 +199,11 @@ class FaultInjector:
                 self.log.remote.append((act.fault, node, port))
 
     def _stuck_receiver(self, act: Action) -> None:
-        """A host stops draining: frames to it vanish, it pauses its leaf, every class."""
+        """A host stops draining: frames to it vanish, it pauses its leaf, every class.
+        Mininet: its RNIC process does it (``MininetRuntime.set_stuck``)."""
+        if not hasattr(self._rt, "_link_dirs"):
+            self._rt.set_stuck(act.a, act.op == "stuck_on")
+            return
         host = self._rt.hosts[act.a]
         to_host = next(d for d in self._rt.links if d.dst == act.a)
         if act.op == "stuck_on":

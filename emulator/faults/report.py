@@ -22,6 +22,7 @@ import statistics
 from typing import TYPE_CHECKING, Any
 
 from emulator.faults.timeline import switch_links
+from emulator.traffic.rnic_process import qp_error_records
 
 if TYPE_CHECKING:
     from emulator.faults.session import FaultSession
@@ -165,6 +166,8 @@ def _per_fault(session: FaultSession, rt: Any, result: Any) -> list[dict[str, An
         }
         if i in remote:
             entry["packets_lost"], entry["frames_corrupted"] = remote[i]
+        if f.kind == "stuck_receiver" and not imps:  # Mininet: what the RNIC process discarded
+            entry["packets_lost"] = int(result.hosts.get(f.host, {}).get("stuck_dropped", 0))
         entry |= _span_counts(i, marks, totals)
         out.append(entry)
     return out
@@ -186,25 +189,26 @@ def _timeouts(result: Any) -> int:
 
 
 def qp_errors(rt: Any) -> list[dict[str, Any]]:
-    """Every QP in the error state (retries exhausted), as a real RNIC's completion error."""
+    """Every QP in the error state (retries exhausted), as a real RNIC's completion error:
+    the virtual runtime's RNICs, or what the Mininet RNIC processes reported."""
+    if hasattr(rt, "qp_errors"):
+        return list(rt.qp_errors())
     out = []
     for name, hb in sorted(getattr(rt, "hosts", {}).items()):
-        for qp in hb.nic.qps.values():
-            if qp.error is not None:
-                out.append(
-                    {
-                        "host": name,
-                        "flow_id": f"{qp.qpn:#x}->{qp.remote_qpn:#x}",
-                        "error": qp.error,
-                        "t_ns": qp.error_ns,
-                    }
-                )
+        out += qp_error_records(name, hb.nic)
     return out
 
 
 def _watchdog(session: FaultSession, rt: Any) -> dict[str, Any] | None:
     if session.watchdog_ns is None:
         return None
+    if hasattr(rt, "pfc_watchdog_stats"):  # Mininet: the switch processes' counters
+        storms, ignored = rt.pfc_watchdog_stats()
+        return {
+            "watchdog_ms": session.watchdog_ns / 1e6,
+            "storms": storms,
+            "ignored_pauses": ignored,
+        }
     storms = ignored = 0
     for box in rt.boxes.values():
         for port in box.tm.ports():

@@ -101,6 +101,7 @@ def build_plan(
     options = RunOptions(
         priority_queues=sc.switch.priority_queues,
         pfc=sc.switch.pfc.enabled and sc.fabric != "ib",
+        pfc_watchdog_ms=sc.switch.pfc.watchdog_ms if sc.fabric != "ib" else None,
         seed=sc.seed,
         pcap_dir=pcap_dir,
         log_dir=log_dir,

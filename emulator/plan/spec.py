@@ -27,6 +27,8 @@ class RunOptions:
     priority_queues: int = 8
     #: switches honour received PFC frames
     pfc: bool = True
+    #: PFC watchdog (ms; None: off), armed in every switch
+    pfc_watchdog_ms: float | None = None
     seed: int = 1
     sample_interval_ns: int = 1_000_000
     pcap_dir: str | None = None

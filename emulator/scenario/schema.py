@@ -165,7 +165,10 @@ class RnicSettings(_Strict):
     retry_cnt: Annotated[int, Field(ge=0, le=7)] = 7
     #: retransmission timeout (ms); None = the RNIC default (emulator.traffic.rnic.RnicConfig)
     rto_ms: Annotated[float, Field(gt=0, le=600_000)] | None = None
-    _sparse = ("retry_cnt", "rto_ms")
+    #: packets a receiver accepts ahead of the expected PSN and places out of order (0: strict
+    #: go-back-N, every gap NAKed, as RoCE NICs; > 0: as IB HCAs under adaptive routing)
+    ooo_window: Annotated[int, Field(ge=0, le=4096)] = 0
+    _sparse = ("retry_cnt", "rto_ms", "ooo_window")
 
 
 Finite = Annotated[float, Field(allow_inf_nan=False)]

@@ -60,6 +60,8 @@ class SwitchOptions:
     pfc_xon: int = 0
     line_rate: bool = False
     ib_credits: int | None = None  # InfiniBand receive buffer per (port, VL), bytes
+    #: PFC watchdog (ms): a class paused without a break this long stops honouring pauses
+    pfc_watchdog_ms: float | None = None
     notes: tuple[str, ...] = field(default=())
 
     def speed(self, port: int) -> float:
@@ -142,6 +144,7 @@ def _target_parser() -> argparse.ArgumentParser:
     tp.add_argument("--pfc-xon", type=int, default=None)
     tp.add_argument("--line-rate", action="store_true")
     tp.add_argument("--ib-credits", type=int, default=None)
+    tp.add_argument("--pfc-watchdog-ms", type=float, default=None)
     return tp
 
 
@@ -184,6 +187,9 @@ def options_from_args(args: argparse.Namespace) -> SwitchOptions:
         raise UserError("--pfc-xoff needs --pfc-ports (the ports that generate PFC)")
     if tns.ib_credits is not None and tns.pfc_ports.strip():
         raise UserError("--ib-credits and --pfc-ports exclude each other (IB has no PFC)")
+    wd = tns.pfc_watchdog_ms
+    if wd is not None and not (wd > 0 and pfc):
+        raise UserError(f"--pfc-watchdog-ms needs a time > 0 and --pfc-ports, got {wd}")
     if not 0 < args.thrift_port < 65536:
         raise UserError(f"--thrift-port must be 1..65535, got {args.thrift_port}")
     notes = []
@@ -209,5 +215,6 @@ def options_from_args(args: argparse.Namespace) -> SwitchOptions:
         pfc_xon=xon,
         line_rate=tns.line_rate,
         ib_credits=tns.ib_credits,
+        pfc_watchdog_ms=wd,
         notes=tuple(notes),
     )

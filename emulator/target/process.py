@@ -3,6 +3,7 @@
     fabemu switch -i 1@s1-eth1 -i 2@s1-eth2 --thrift-port 9090 [--log-console]
                   [--log-file F] [--pcap DIR] [--device-id N] prog.json
                   -- --priority-queues 8 --pfc-ports 1,2 --port-speed 1@25e9 [--pfc-consume]
+                     [--pfc-watchdog-ms 200]
 
 One thread, one ``selectors`` loop::
 
@@ -124,6 +125,8 @@ class SwitchProcess:
             self.switch.tm.set_pfc(port, True)
             if opts.pfc_xoff is not None:
                 self.switch.tm.set_pfc_thresholds(port, opts.pfc_xoff, opts.pfc_xon)
+        if opts.pfc_watchdog_ms is not None:
+            self.switch.tm.pfc.set_watchdog(round(opts.pfc_watchdog_ms * 1e6))
         self.ports: dict[int, RawPort] = {}
         self.pcaps: dict[tuple[int, str], PcapWriter] = {}
         self._active: set[int] = set()
@@ -219,6 +222,15 @@ class SwitchProcess:
         imp = self.impair.get(port)
         return (lost + imp.lost, bad + imp.corrupted) if imp else (lost, bad)
 
+    def _watchdog_stats(self) -> dict[str, int]:
+        """PFC watchdog storms declared and pause frames ignored in them, over every class."""
+        pfc = self.switch.tm.pfc
+        counts = [pfc.storms(p, q) for p in self.ports for q in range(8)]
+        return {
+            "storms": sum(s for s, _ in counts),
+            "ignored_pauses": sum(i for _, i in counts),
+        }
+
     def stats(self) -> dict[str, Any]:
         """Machine-readable counters: per port (rx/tx), per queue (TM), the switch's own."""
         ports = {
@@ -239,6 +251,8 @@ class SwitchProcess:
         }  # fmt: skip
         own = getattr(self.switch, "stats", {})
         extra = {} if self.credits is None else {"credits": self.credits.stats(self.clock())}
+        if self.opts.pfc_watchdog_ms is not None:
+            extra["pfc_watchdog"] = self._watchdog_stats()
         return extra | {"ports": ports, "queues": queues, "switch": dict(own) if isinstance(own, dict) else {},
                 "rx_errors": self.rx_errors, "uptime_ns": self.clock(),
                 "monotonic_ns": time.monotonic_ns(), "pfc_events": list(self.pfc_events)}  # fmt: skip

@@ -25,6 +25,7 @@ class RnicCounters:
     timeouts: int = 0
     duplicates_received: int = 0
     out_of_sequence_dropped: int = 0
+    out_of_order_placed: int = 0  # accepted ahead of the expected PSN (ooo_window > 0)
     icrc_errors: int = 0
     unknown_qp: int = 0
     not_for_us: int = 0

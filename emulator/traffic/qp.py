@@ -84,6 +84,9 @@ class QpParams:
     verify_icrc: bool
     #: retransmissions without progress before the QP errors (IB retry_cnt, 3 bits)
     retry_cnt: int = 7
+    #: packets accepted ahead of the expected PSN and delivered in PSN order once the gap
+    #: fills (out-of-order placement); 0 = strict go-back-N
+    ooo_window: int = 0
 
 
 class QueuePair:
@@ -132,6 +135,8 @@ class QueuePair:
         self.since_ack = 0
         self.msg_bytes = 0
         self.msg_payload: list[bytes] = []
+        #: packets that arrived ahead of ``epsn`` (ooo_window > 0): PSN -> (packet, ECN CE)
+        self.ahead: dict[int, tuple[Transport, bool]] = {}
         # per-flow accounting
         self.tx_payload = 0
         self.rx_payload = 0
@@ -328,15 +333,25 @@ class QueuePair:
         """An incoming SEND / RDMA WRITE packet."""
         d = psn_diff(t.psn, self.epsn)
         if d != 0:
-            if d < 0:
+            if d < 0 or t.psn in self.ahead:
                 self.c.duplicates_received += 1
                 self.ack_pending = True
+            elif d < self.p.ooo_window:
+                self.ahead[t.psn] = (t, ecn_ce)  # placed now, completed when the gap fills
+                self.c.out_of_order_placed += 1
             else:
                 self.c.out_of_sequence_dropped += 1
                 if not self.nak_sent:
                     self.nak_sent = True
                     self.nak_pending = True
             return
+        self._accept(t, ecn_ce, now_ns)
+        while self.ahead and self.epsn in self.ahead:
+            held, ce = self.ahead.pop(self.epsn)
+            self._accept(held, ce, now_ns)
+
+    def _accept(self, t: Transport, ecn_ce: bool, now_ns: int) -> None:
+        """The packet with the expected PSN: count it, complete its message, maybe ACK."""
         self.epsn = (self.epsn + 1) & PSN_MASK
         self.nak_sent = False
         code = t.opcode

@@ -61,6 +61,9 @@ class RnicConfig:
     tx_jitter_ns: int = 0
     #: retransmission rounds without progress before a QP errors (IB retry_cnt: 0..7)
     retry_cnt: int = 7
+    #: packets accepted ahead of the expected PSN (out-of-order placement, as IB HCAs do under
+    #: adaptive routing); 0 = strict go-back-N
+    ooo_window: int = 0
 
     def __post_init__(self) -> None:
         if self.mtu not in (256, 512, 1024, 2048, 4096):
@@ -79,6 +82,8 @@ class RnicConfig:
             )
         if self.tx_jitter_ns < 0:
             raise UserError("RNIC tx_jitter_ns must be >= 0")
+        if not 0 <= self.ooo_window <= 4096:
+            raise UserError(f"RNIC ooo_window {self.ooo_window} is not 0..4096")
         if not 0 <= self.retry_cnt <= 7:
             raise UserError(f"RNIC retry_cnt {self.retry_cnt} is not 0..7 (a 3-bit field)")
 
@@ -136,6 +141,7 @@ class Rnic:
             self.config.qp_rate_bps,
             self.config.verify_icrc,
             self.config.retry_cnt,
+            self.config.ooo_window,
         )
 
     # ---------------------------------------------------------------- setup

@@ -31,7 +31,7 @@ import sys
 import threading
 import time
 from collections.abc import Mapping
-from dataclasses import fields
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +42,11 @@ from emulator.traffic.rnic import Rnic, RnicConfig
 from emulator.traffic.start_barrier import await_start, ready_file
 from emulator.traffic.workloads import Deployment, workload_from_dict
 from emulator.vocab import UDP_PORT_ROCEV2
+from emulator.vocab.pfc import encode_pfc
+
+#: a stuck host's PFC storm (as emulator.faults.inject sends it in virtual time)
+STORM_PERIOD_NS = 1_000_000
+STORM_QUANTA = 0xFFFF
 
 ETH_P_ALL = 0x0003
 PACKET_OUTGOING = 4
@@ -230,93 +235,174 @@ def _framing_and_credits(cfg: Mapping[str, Any]) -> tuple[Any, Any]:
     return framing, credits
 
 
-def run(cfg: Mapping[str, Any]) -> dict[str, Any]:
-    """Run the bounded loop described by ``cfg``; returns the report (also written to out)."""
-    for key in ("host", "iface", "mac", "ip", "gateway_mac", "ips", "workload", "out"):
+_REQUIRED = ("host", "iface", "mac", "ip", "gateway_mac", "ips", "workload", "out")
+
+
+def _setup(cfg: Mapping[str, Any]) -> tuple[Rnic, Deployment, Any]:
+    """The host's RNIC, its deployment of the workload and its IB link credits (or None)."""
+    for key in _REQUIRED:
         if key not in cfg:
             raise UserError(f"rnic_process config: missing key '{key}'")
     host = cfg["host"]
     framing, credits = _framing_and_credits(cfg)
+    seed = int(cfg.get("seed", 0))
     nic = Rnic(
         cfg["mac"],
         cfg["ip"],
         cfg["gateway_mac"],
         framing=framing,
-        seed=int(cfg.get("seed", 0)),
+        seed=seed,
         config=rnic_config_from_dict(cfg.get("rnic", {})),
         name=host,
     )
     workload = workload_from_dict(cfg["workload"])
-    dep = Deployment(
-        workload, {host: nic}, cfg["ips"], int(cfg.get("seed", 0)), int(cfg.get("conn_id_base", 0))
-    )
-    duration_ns = int(float(cfg.get("duration_s", 10.0)) * 1e9)
-    max_packets = int(cfg.get("max_packets", 1_000_000))
-    linger_ns = int(float(cfg.get("linger_s", 0.2)) * 1e9)
+    dep = Deployment(workload, {host: nic}, cfg["ips"], seed, int(cfg.get("conn_id_base", 0)))
+    return nic, dep, credits
+
+
+@dataclass
+class _Loop:
+    """The bounded event loop's state: limits, start time, and whether it must stop."""
+
+    deadline: int
+    start_at: int
+    max_packets: int
+    linger_ns: int
+    started: bool = False
+    done_at: int | None = None
+    stop: bool = False
+    #: a stuck receiver (SIGUSR1 on, SIGUSR2 off): frames to the host are discarded and it
+    #: pauses its leaf, every class, every STORM_PERIOD_NS (as the virtual runtime models it)
+    stuck: bool = False
+    storm_at: int | None = None  # next storm frame (None: not storming)
+    stuck_dropped: int = 0
+    storm_frames: int = 0
+
+    def on_term(self, _signum: int, _frame: object) -> None:
+        """SIGTERM: finish the loop and still write the report."""
+        self.stop = True
+
+    def on_stuck(self, signum: int, _frame: object) -> None:
+        """SIGUSR1: the host gets stuck; SIGUSR2: it recovers."""
+        self.stuck = signum == signal.SIGUSR1
+
+    def finished(self, now: int, nic: Rnic, dep: Deployment) -> bool:
+        """Past the deadline or the frame budget, or done and lingered long enough."""
+        if now >= self.deadline or nic.counters.tx_pkts + nic.counters.rx_pkts >= self.max_packets:
+            return True
+        if self.done_at is None and self.started and dep.done:
+            self.done_at = now
+        return self.done_at is not None and now - self.done_at >= self.linger_ns
+
+
+def _drain(loop: _Loop, sock: socket.socket, link: HostLink, nic: Rnic) -> None:
+    """Hand every frame waiting on the socket to the link (credits) or the RNIC (a stuck
+    host discards them)."""
+    while True:
+        try:
+            frame, addr = sock.recvfrom(65535)
+        except BlockingIOError:
+            return
+        if addr[2] == PACKET_OUTGOING:
+            continue
+        if loop.stuck:
+            loop.stuck_dropped += 1
+        elif not link.received(frame):
+            nic.on_frame(frame, time.monotonic_ns())
+
+
+def _storm(loop: _Loop, link: HostLink, nic: Rnic, now: int) -> None:
+    """A stuck host's PFC storm: all-class XOFF (quanta 65535) every STORM_PERIOD_NS, one
+    XON when it recovers."""
+    if loop.stuck and (loop.storm_at is None or now >= loop.storm_at):
+        link.send(encode_pfc(nic.mac, 0xFF, [STORM_QUANTA] * 8), now)
+        loop.storm_frames += 1
+        loop.storm_at = now + STORM_PERIOD_NS
+    elif not loop.stuck and loop.storm_at is not None:
+        link.send(encode_pfc(nic.mac, 0xFF, [0] * 8), now)
+        loop.storm_frames += 1
+        loop.storm_at = None
+
+
+def _step(loop: _Loop, sock: socket.socket, link: HostLink, nic: Rnic, dep: Deployment) -> None:
+    """One turn of the loop: start, receive, send one frame or sleep until the next wakeup."""
+    if not loop.started and time.monotonic_ns() >= loop.start_at:
+        dep.start(time.monotonic_ns())
+        loop.started = True
+    _drain(loop, sock, link, nic)
+    _storm(loop, link, nic, time.monotonic_ns())
+    if not link.flush(time.monotonic_ns()):  # waiting for credits
+        select.select([sock], [], [], _MAX_SLEEP_S)
+        return
+    frame_out = nic.poll(time.monotonic_ns())
+    if frame_out is not None:
+        link.send(frame_out, time.monotonic_ns())
+        return
+    wakes = [w for w in (nic.next_wakeup(), link.next_due(), loop.storm_at) if w is not None]
+    if not loop.started:
+        wakes.append(loop.start_at)
+    now = time.monotonic_ns()
+    wake = min(wakes, default=None)
+    sleep_s = _MAX_SLEEP_S if wake is None else max(0.0, (wake - now) / 1e9)
+    select.select([sock], [], [], min(sleep_s, _MAX_SLEEP_S))
+
+
+def run(cfg: Mapping[str, Any]) -> dict[str, Any]:
+    """Run the bounded loop described by ``cfg``; returns the report (also written to out)."""
+    nic, dep, credits = _setup(cfg)
     sock = open_socket(cfg["iface"])
     sink = udp_sink(cfg["ip"])
     link = HostLink(sock, credits)
     t0 = time.monotonic_ns()
-    deadline = t0 + duration_ns
+    deadline = t0 + int(float(cfg.get("duration_s", 10.0)) * 1e9)
     start_at = int(cfg.get("start_at_ns", t0))
     if cfg.get("start_file"):
         start_at = await_start(cfg, deadline)
-    started = False
-    done_at: int | None = None
-    stop = {"flag": False}
-
-    def _on_term(_signum: int, _frame: object) -> None:
-        stop["flag"] = True  # finish the loop and still write the report
-
-    old_handler = None
+    loop = _Loop(
+        deadline,
+        start_at,
+        int(cfg.get("max_packets", 1_000_000)),
+        int(float(cfg.get("linger_s", 0.2)) * 1e9),
+    )
+    old_handlers = {}
     if threading.current_thread() is threading.main_thread():
-        old_handler = signal.signal(signal.SIGTERM, _on_term)
+        old_handlers[signal.SIGTERM] = signal.signal(signal.SIGTERM, loop.on_term)
+        for sig in (signal.SIGUSR1, signal.SIGUSR2):
+            old_handlers[sig] = signal.signal(sig, loop.on_stuck)
     try:
-        while not stop["flag"]:
-            now = time.monotonic_ns()
-            if now >= deadline or nic.counters.tx_pkts + nic.counters.rx_pkts >= max_packets:
-                break
-            if done_at is None and started and dep.done:
-                done_at = now
-            if done_at is not None and now - done_at >= linger_ns:
-                break
-            if not started and now >= start_at:
-                dep.start(now)
-                started = True
-            while True:  # drain the socket
-                try:
-                    frame, addr = sock.recvfrom(65535)
-                except BlockingIOError:
-                    break
-                if addr[2] != PACKET_OUTGOING and not link.received(frame):
-                    nic.on_frame(frame, time.monotonic_ns())
-            if not link.flush(time.monotonic_ns()):  # waiting for credits
-                select.select([sock], [], [], _MAX_SLEEP_S)
-                continue
-            frame_out = nic.poll(time.monotonic_ns())
-            if frame_out is not None:
-                link.send(frame_out, time.monotonic_ns())
-                continue
-            wake = nic.next_wakeup()
-            due = link.next_due()
-            if due is not None:
-                wake = due if wake is None else min(wake, due)
-            if not started:
-                wake = start_at if wake is None else min(wake, start_at)
-            now = time.monotonic_ns()
-            sleep_s = _MAX_SLEEP_S if wake is None else max(0.0, (wake - now) / 1e9)
-            select.select([sock], [], [], min(sleep_s, _MAX_SLEEP_S))
+        while not loop.stop and not loop.finished(time.monotonic_ns(), nic, dep):
+            _step(loop, sock, link, nic, dep)
     finally:
         sock.close()
         if sink is not None:
             sink.close()
-        if old_handler is not None:
-            signal.signal(signal.SIGTERM, old_handler)
-    report = _report(host, dep, nic, stop["flag"], time.monotonic_ns() - t0, link.tx_dropped)
+        for sig, handler in old_handlers.items():
+            signal.signal(sig, handler)
+    report = _report(cfg["host"], dep, nic, loop.stop, time.monotonic_ns() - t0, link.tx_dropped)
     report["counters"] |= _credit_counters(link)
+    if loop.storm_frames:  # a stuck_receiver fault happened here
+        report["counters"] |= {
+            "stuck_dropped": loop.stuck_dropped,
+            "pfc_storm_tx": loop.storm_frames,
+        }
     report |= link.report(time.monotonic_ns())
     Path(cfg["out"]).write_text(json.dumps(report, indent=1))
     return report
+
+
+def qp_error_records(host: str, nic: Rnic) -> list[dict[str, Any]]:
+    """The RNIC's QPs in the error state (retries exhausted), as a completion error says:
+    host, flow id (``qpn->remote qpn``), error, time (the RNIC's clock)."""
+    return [
+        {
+            "host": host,
+            "flow_id": f"{qp.qpn:#x}->{qp.remote_qpn:#x}",
+            "error": qp.error,
+            "t_ns": qp.error_ns,
+        }
+        for qp in nic.qps.values()
+        if qp.error is not None
+    ]
 
 
 def _report(
@@ -331,6 +417,7 @@ def _report(
         "elapsed_ns": elapsed_ns,
         "tx_dropped": tx_dropped,
         "counters": nic.counters.as_dict(),
+        "qp_errors": qp_error_records(host, nic),
         "collective": rec.as_dict() if rec else None,
         "flows": [f.as_dict() for f in dep.flow_records()],
         "ranks": {

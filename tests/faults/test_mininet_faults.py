@@ -4,6 +4,7 @@ time, the control plane's repair through the switches' CLI, and nothing left aft
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -68,7 +69,56 @@ def test_loss_and_corruption_in_the_switch_processes(tmp_path: Path) -> None:
     assert r.faults["icrc_errors"] > 0 and r.totals.retransmissions > 0
 
 
-def test_stuck_receiver_is_refused_in_mininet(tmp_path: Path) -> None:
+def test_stuck_receiver_and_watchdog_are_refused_on_bmv2(tmp_path: Path) -> None:
+    """simple_switch has no PFC: neither a PFC storm nor a watchdog means anything there."""
     fault = {"at_ms": 10, "kind": "stuck_receiver", "host": "h3", "for_ms": 5}
-    with pytest.raises(UserError, match="virtual runtime only"):
-        run(tmp_path, faults=[fault], runtime="mininet")
+    switch = {"program": str(ROOT / "p4/roce_fabric.p4"), "pfc": {"watchdog_ms": 50}}
+    with pytest.raises(UserError, match="needs the built-in target"):
+        run(tmp_path, faults=[fault], runtime="mininet", target="bmv2", switch=switch)
+
+
+def test_pfc_watchdog_frees_the_innocent_flow_from_a_stuck_receiver_in_mininet(
+    tmp_path: Path,
+) -> None:
+    """h3's RNIC process stops draining and storms PFC at rtsw1: without the watchdog the
+    pause spreads and h0 -> h2 (same spine, seed 1) waits for h3; with it it finishes sooner."""
+    stuck = [{"at_ms": 1000, "kind": "stuck_receiver", "host": "h3", "for_ms": 2500}]
+    work = {"kind": "fat_flows", "pairs": [["h0", "h2"], ["h1", "h3"]], "size_bytes": 1 << 20}
+    rnic = {"chunk_bytes": 16384, "rto_ms": 200}
+    runs = {}
+    for wd in (None, 200.0):
+        sw: dict[str, Any] = {"program": str(ROOT / "p4/roce_fabric.p4")}
+        sw["pfc"] = {"watchdog_ms": wd} if wd else {}
+        out = run(tmp_path / str(wd), seed=1, switch=sw, faults=stuck, workload=work,
+                  rnic=rnic, runtime="mininet", duration_ms=20000)  # fmt: skip
+        assert out.error is None, out.error
+        runs[wd] = out.result
+    assert runs[None].faults is not None and runs[None].faults["pfc_watchdog"] is None
+    f = runs[200.0].faults
+    assert f is not None and f["pfc_watchdog"]["storms"] >= 1
+    assert f["pfc_watchdog"]["ignored_pauses"] > 0 and f["faults"][0]["packets_lost"] > 0
+    assert any("stuck_on h3" in e for e in runs[200.0].events)
+    victim = {wd: next(x for x in r.flows if x.dst in ("h2", "10.0.1.1")) for wd, r in runs.items()}
+    assert victim[200.0].end_ns + 500_000_000 < victim[None].end_ns, victim
+
+
+def test_unrepaired_link_exhausts_retries_and_reports_a_qp_error_in_mininet(
+    tmp_path: Path,
+) -> None:
+    """repair off: the QPs pinned to the failed uplink time out 3 times and error, and the
+    RNIC processes' reports carry it into ``qp_errors`` as in virtual time."""
+    rnic = {"chunk_bytes": 16384, "rto_ms": 30, "retry_cnt": 3}
+    fault = {"at_ms": 1200, "kind": "link_down", "link": ["rtsw0", "ctsw0"]}
+    pairs = [["h0", "h2"], ["h1", "h3"], ["h2", "h0"], ["h3", "h1"]]
+    work = {"kind": "fat_flows", "pairs": pairs, "size_bytes": 4 << 20}
+    switch = {"program": str(ROOT / "p4/roce_fabric.p4"), "control": {"repair": False}}
+    out = run(tmp_path, faults=[fault], rnic=rnic, workload=work, runtime="mininet",
+              duration_ms=8000, switch=switch)  # fmt: skip
+    r = out.result
+    assert not r.meta.complete
+    assert r.faults is not None and r.faults["qp_errors"] >= 1
+    err = r.faults["qp_error_flows"][0]
+    assert err["host"] in {"h0", "h1", "h2", "h3"}
+    assert "retry counter exceeded (3 retries)" in err["error"]
+    assert err["t_ns"] > 1_200_000_000
+    assert r.faults["repairs"] == [] and out.metrics["qp_errors"] == r.faults["qp_errors"]

@@ -14,8 +14,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "emulator"
-# Packages held to the limits below; widen to ("emulator",) once every package meets them.
-SCOPE = ("emulator.p4c", "emulator.target")
+# Packages held to the limits below: all of them.
+SCOPE = ("emulator",)
 MAX_MODULE_LINES = 500
 MAX_FUNCTION_LINES = 80
 
@@ -106,8 +106,10 @@ def test_the_graph_sees_function_local_imports() -> None:
 
 def test_no_import_cycles() -> None:
     g = import_graph().subgraph([n for n in _modules() if _in_scope(n)])
-    cycles = [c for c in nx.simple_cycles(g) if len(c) <= 8][:10]
-    assert not cycles, "import cycles:\n" + "\n".join(" -> ".join(c) for c in cycles)
+    tangles = [sorted(c) for c in nx.strongly_connected_components(g) if len(c) > 1]
+    assert not tangles, "modules importing each other in a circle:\n" + "\n".join(
+        ", ".join(c) for c in tangles
+    )
 
 
 def _scoped_files() -> list[tuple[str, Path]]:

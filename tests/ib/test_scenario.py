@@ -72,6 +72,7 @@ def test_adaptive_routing_spreads_and_finishes_sooner(runs: dict[str, RunOutcome
 def test_variants_expand_to_overrides() -> None:
     assert _variant("ib_adaptive") == {
         "fabric": "ib", "ib.routing": "ftree", "ib.adaptive_routing": True,
+        "rnic.ooo_window": 256,
     }  # fmt: skip
     with pytest.raises(UserError, match="no variant 'nope'"):
         _variant("nope")

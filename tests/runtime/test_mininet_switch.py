@@ -29,7 +29,7 @@ def _bare(cls: type[P4ProcessSwitch], **attrs: object) -> P4ProcessSwitch:
                1: SimpleNamespace(name="s9-eth1")},
         thrift_port=9191, device_id=4, pcap_dir=None, json_path="/p/prog.json",
         priority_queues=8, pfc_ports=(1, 2), port_speeds={1: 25e9}, pfc_consume=True,
-        pfc_thresholds=(40, 8), line_rate=True, ib_credits=None,
+        pfc_thresholds=(40, 8), line_rate=True, ib_credits=None, pfc_watchdog_ms=None,
     )  # fmt: skip
     defaults.update(attrs)
     for k, v in defaults.items():
@@ -47,6 +47,13 @@ def test_both_classes_share_simple_switch_arguments() -> None:
                    "--pfc-xoff", "40", "--pfc-xon", "8", "--line-rate"]  # fmt: skip
     assert FabemuSwitch.binary[1:] == ("-m", "emulator", "switch")
     assert Bmv2Switch.binary == ("simple_switch",)
+
+
+def test_pfc_watchdog_reaches_the_builtin_target_only() -> None:
+    args = _bare(FabemuSwitch, pfc_watchdog_ms=200.0).switch_args()
+    assert args[-2:] == ["--pfc-watchdog-ms", "200"]
+    with pytest.raises(UserError, match="simple_switch"):  # (or: not on PATH)
+        Bmv2Switch("s1", json_path="/p/prog.json", pfc_watchdog_ms=200.0)
 
 
 def test_ib_credits_reach_the_builtin_target_only() -> None:

@@ -42,6 +42,9 @@ def test_simple_switch_style_arguments() -> None:
     assert (o.pfc_xoff, o.pfc_xon) == (40, 8)
     assert parse(["p.json", "--", "--line-rate"]).line_rate and not o.line_rate
     assert any("--nanolog" in n for n in o.notes)
+    assert o.pfc_watchdog_ms is None
+    wd = parse(["p.json", "--", "--pfc-ports", "1", "--pfc-watchdog-ms", "200"])
+    assert wd.pfc_watchdog_ms == 200.0
 
 
 @pytest.mark.parametrize(
@@ -60,6 +63,8 @@ def test_simple_switch_style_arguments() -> None:
         (["p.json", "--", "--pfc-ports", "1", "--pfc-xon", "3"], "needs --pfc-xoff"),
         (["p.json", "--", "--pfc-ports", "1", "--pfc-xoff", "3", "--pfc-xon", "3"], "xon < xoff"),
         (["p.json", "--", "--pfc-xoff", "3"], "needs --pfc-ports"),
+        (["p.json", "--", "--pfc-watchdog-ms", "200"], "pfc-watchdog-ms"),
+        (["p.json", "--", "--pfc-ports", "1", "--pfc-watchdog-ms", "0"], "pfc-watchdog-ms"),
         ([], "missing the program"),
     ],
 )
@@ -194,3 +199,14 @@ def test_log_file_and_notes(tmp_path: Path) -> None:
         process.log.handlers.clear()
     with pytest.raises(UserError, match="--log-file"):
         process._setup_logging(parse(["--log-file", str(tmp_path / "no/such/dir/x"), "p.json"]))
+
+
+def test_pfc_watchdog_option_arms_the_traffic_manager(tmp_path: Path) -> None:
+    prog = tmp_path / "p.json"
+    prog.write_text(json.dumps({"program": "fake"}))
+    argv = [str(prog), "--", "--pfc-ports", "1", "--pfc-watchdog-ms", "50"]
+    proc = SwitchProcess(parse(argv), switch_factory=FakeSwitch)
+    assert proc.switch.tm.pfc.watchdog_ns == 50_000_000
+    assert proc.stats()["pfc_watchdog"] == {"storms": 0, "ignored_pauses": 0}
+    plain = SwitchProcess(parse([str(prog)]), switch_factory=FakeSwitch)
+    assert plain.switch.tm.pfc.watchdog_ns is None and "pfc_watchdog" not in plain.stats()

@@ -186,3 +186,51 @@ def test_udp_sink_needs_a_local_address() -> None:
     from emulator.traffic.rnic_process import udp_sink
 
     assert udp_sink("192.0.2.77") is None  # TEST-NET address, not configured here
+
+
+def _quanta(frame: bytes) -> list[int]:
+    from emulator.vocab.pfc import decode_pfc
+
+    pfc = decode_pfc(frame)
+    assert pfc is not None
+    return list(pfc.quanta)
+
+
+def test_a_stuck_host_storms_pfc_and_discards_what_it_receives() -> None:
+    """SIGUSR1/SIGUSR2 set the loop's state; while stuck: all-class XOFF (quanta 65535)
+    every STORM_PERIOD_NS and received frames discarded; one XON on recovery."""
+    import signal
+    import socket
+
+    from emulator.traffic.rnic_process import (
+        STORM_PERIOD_NS,
+        _drain,
+        _Loop,
+        _storm,
+    )
+
+    sent: list[bytes] = []
+    link = SimpleNamespace(send=lambda f, now: sent.append(f), received=lambda f: False)
+    nic = SimpleNamespace(mac="02:00:00:00:00:01", frames=[])
+    nic.on_frame = lambda f, now: nic.frames.append(f)
+    loop = _Loop(deadline=10**18, start_at=0, max_packets=10, linger_ns=0)
+    loop.on_stuck(signal.SIGUSR1, None)
+    for now in (0, STORM_PERIOD_NS // 2, STORM_PERIOD_NS, 2 * STORM_PERIOD_NS):
+        _storm(loop, link, nic, now)  # type: ignore[arg-type]
+    assert len(sent) == 3 and all(_quanta(f) == [0xFFFF] * 8 for f in sent)
+    a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)
+    with a, b:
+        b.setblocking(False)
+        a.send(b"frame")
+        recv = b.recvfrom
+        sock = SimpleNamespace(recvfrom=lambda n: (recv(n)[0], ("x", 0, 0)))
+        _drain(loop, sock, link, nic)  # type: ignore[arg-type]
+        assert loop.stuck_dropped == 1 and nic.frames == []
+        loop.on_stuck(signal.SIGUSR2, None)
+        a.send(b"frame")
+        _drain(loop, sock, link, nic)  # type: ignore[arg-type]
+        assert nic.frames == [b"frame"]
+    _storm(loop, link, nic, 3 * STORM_PERIOD_NS)  # type: ignore[arg-type]
+    assert _quanta(sent[-1]) == [0] * 8 and loop.storm_frames == 4
+    _storm(loop, link, nic, 4 * STORM_PERIOD_NS)  # type: ignore[arg-type]
+    assert len(sent) == 4  # recovered: no more storm frames

@@ -233,6 +233,18 @@ def _hosts(rec: RunRecord) -> list[HostObs]:
     return [HostObs(h, c) for h, c in hosts.items()]
 
 
+def qp_errors(rec: RunRecord) -> list[dict[str, Any]]:
+    """QPs whose retries ran out, from the RNIC processes' reports, on the run clock (the
+    records the virtual runtime gives: host, flow id, error, ``t_ns``)."""
+    out = [
+        {**e, "t_ns": None if e.get("t_ns") is None else int(e["t_ns"]) - rec.t0_mono_ns}
+        for reports in rec.reports
+        for _host, rep in sorted(reports.items())
+        for e in rep.get("qp_errors", [])
+    ]
+    return sorted(out, key=lambda e: (e["host"], e["flow_id"]))
+
+
 def _pauses(rec: RunRecord) -> list[PauseObs]:
     pauses = [
         PauseObs(int(t) - rec.t0_mono_ns, sw, int(p), int(c), int(q))

@@ -79,6 +79,7 @@ class MininetFabric:
         run_dir: str | Path | None = None,
         pcap_dir: str | None = None,
         ib_credits: int | None = None,
+        pfc_watchdog_ms: float | None = None,
     ) -> None:
         """``program_json``: one program for every switch, or a mapping switch -> program
         (each a JSON file path or the JSON document). ``ib_credits``: InfiniBand credit flow
@@ -107,6 +108,7 @@ class MininetFabric:
         self.priority_queues = priority_queues
         self.pfc = pfc
         self.ib_credits = ib_credits
+        self.pfc_watchdog_ms = pfc_watchdog_ms
         self.run_id = f"{time.strftime('%Y%m%d-%H%M%S')}-{uuid.uuid4().hex[:6]}"
         # run files (logs, RNIC configs/reports) go away with the run unless run_dir is given
         self.run_dir = Path(run_dir) if run_dir else STATE_ROOT / self.run_id / "files"
@@ -186,6 +188,7 @@ class MininetFabric:
                     port_speeds=s.port_speeds_bps,
                     line_rate=True,
                     ib_credits=self.ib_credits,
+                    pfc_watchdog_ms=self.pfc_watchdog_ms if self.pfc else None,
                 )
             net.addSwitch(s.name, cls=cls, **params)
         # recorded before Mininet creates them (addLink makes the veth at once): a run killed

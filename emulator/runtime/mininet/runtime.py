@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import signal
 import subprocess
 import threading
 import time
@@ -48,7 +49,13 @@ from emulator.measure.observations import P4_COUNTERS
 from emulator.measure.results import RunMeta, RunResult
 from emulator.plan.spec import RunPlan
 from emulator.runtime.mininet.capture import UplinkCapture
-from emulator.runtime.mininet.collect import RunRecord, Sample, kernel_counters, observations
+from emulator.runtime.mininet.collect import (
+    RunRecord,
+    Sample,
+    kernel_counters,
+    observations,
+    qp_errors,
+)
 from emulator.runtime.mininet.fabric import MininetFabric
 from emulator.runtime.mininet.sampler import KernelSampler
 from emulator.runtime.mininet.uplinks import CliChange, UplinkPredictor
@@ -97,6 +104,7 @@ class MininetRuntime(LinkEventSource):
             run_dir=opts.log_dir,
             pcap_dir=opts.pcap_dir,
             ib_credits=ib_credits,
+            pfc_watchdog_ms=opts.pfc_watchdog_ms,
         )
         #: the RNIC settings as the rnic_process JSON config carries them
         self.rnic: dict[str, Any] = dataclasses.asdict(plan.rnic)
@@ -333,6 +341,27 @@ class MininetRuntime(LinkEventSource):
             sport_policy=self.plan.rnic.udp_sport,
             seed=self.plan.options.seed,
         )
+
+    def set_stuck(self, host: str, stuck: bool) -> None:
+        """A stuck receiver: ``host``'s RNIC processes stop draining and storm PFC (SIGUSR1)
+        or recover (SIGUSR2); a host running no RNIC process is noted, not stuck."""
+        procs = [p for procs in self._procs if (p := procs.get(host)) and p.poll() is None]
+        for p in procs:
+            p.send_signal(signal.SIGUSR1 if stuck else signal.SIGUSR2)
+        what = "stuck_on" if stuck else "stuck_off"
+        note = "" if procs else " (no RNIC process running there)"
+        if self._rec is not None:
+            self._rec.events.append(f"t={self._now()} {what} {host}{note}")
+
+    def qp_errors(self) -> list[dict[str, Any]]:
+        """QPs whose retries ran out, as the RNIC processes reported them (after result())."""
+        return [] if self._rec is None else qp_errors(self._rec)
+
+    def pfc_watchdog_stats(self) -> tuple[int, int]:
+        """(PFC watchdog storms, pause frames ignored in them) over the switch processes."""
+        final = {} if self._rec is None else self._rec.final
+        wd = [st.get("pfc_watchdog", {}) for st in final.values()]
+        return sum(w.get("storms", 0) for w in wd), sum(w.get("ignored_pauses", 0) for w in wd)
 
     def result(self, meta: RunMeta) -> RunResult:
         """Stop the RNIC processes (they write their reports) and build the RunResult."""

@@ -70,6 +70,7 @@ class P4ProcessSwitch(Switch):
         pfc_thresholds: tuple[int, int] | None = None,
         line_rate: bool = False,
         ib_credits: int | None = None,
+        pfc_watchdog_ms: float | None = None,
         wait_on_start: bool = True,
         pcap_dir: str | None = None,
         log_file: str | None = None,
@@ -88,6 +89,7 @@ class P4ProcessSwitch(Switch):
         self.pfc_thresholds = pfc_thresholds
         self.line_rate = line_rate
         self.ib_credits = ib_credits
+        self.pfc_watchdog_ms = pfc_watchdog_ms
         self.wait_on_start = wait_on_start
         self.pcap_dir = pcap_dir
         self.log_file = log_file or os.path.join(
@@ -211,6 +213,8 @@ class FabemuSwitch(P4ProcessSwitch):
             args.append("--line-rate")
         if self.ib_credits is not None:
             args += ["--ib-credits", str(self.ib_credits)]
+        if self.pfc_watchdog_ms is not None:
+            args += ["--pfc-watchdog-ms", f"{self.pfc_watchdog_ms:g}"]
         return args
 
     def cli_commands(self, lines: Iterable[str]) -> list[str]:
@@ -232,6 +236,8 @@ class Bmv2Switch(P4ProcessSwitch):
             raise UserError(f"switch {name}: BMv2 simple_switch has no PFC (pfc_ports given)")
         if params.get("pfc_thresholds") or params.get("port_speeds"):
             raise UserError(f"switch {name}: pfc_thresholds/port_speeds are fabemu-only options")
+        if params.get("pfc_watchdog_ms") is not None:
+            raise UserError(f"switch {name}: BMv2 simple_switch has no PFC watchdog")
         if params.get("ib_credits") is not None:
             raise UserError(
                 f"switch {name}: BMv2 simple_switch has no link-level flow control (ib_credits)"
