@@ -2,7 +2,9 @@
  * that writes it through an inout argument keeps the value it had when read.
  * Tests: `v + f(v)` with f writing v; a struct initializer and a tuple whose first element
  * is read before a later element's call writes it.
- * Packet: Ethernet (0x88B5) + ord_t {a, b, c, d, e}.
+ * Also: `?:` of an int literal and a bit<3> under a cast to bit<8> is a bit<3> (the literal
+ * takes the other arm's type, not the cast's).
+ * Packet: Ethernet (0x88B5) + ord_t {a, b, c, d, e, f}.
  */
 #include <core.p4>
 #include <v1model.p4>
@@ -14,6 +16,7 @@ header ord_t {
     bit<8> c;
     bit<8> d;
     bit<8> e;
+    bit<8> f;
 }
 
 struct headers_t {
@@ -52,6 +55,7 @@ control MyIngress(inout headers_t hdr, inout meta_t meta, inout standard_metadat
         hdr.ord.d = p.first;
         tuple<bit<8>, bit<8>> t = { hdr.ord.e, bump(hdr.ord.e) };
         hdr.ord.e = t[0] + t[1];
+        hdr.ord.f = (bit<8>)-((hdr.ord.a == 8w6) ? 2 : 3w1);
     }
 }
 

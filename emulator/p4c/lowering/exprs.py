@@ -480,8 +480,14 @@ def ternary(e: A.Ternary, ctx: Ctx, expected: T.Type | None) -> Value:
     c = scalar(lower(e.cond, ctx), e.cond.pos)
     if not isinstance(c.type, T.BoolT):
         raise CompileError(e.cond.pos, f"condition must be bool, found {c.type.show()}")
-    a = scalar(lower(e.then, ctx, expected), e.then.pos)
-    b = scalar(lower(e.other, ctx, expected), e.other.pos)
+    # an arm's type comes from the other arm (``c ? 2 : 3w1`` is bit<3>), the context's only
+    # when both are untyped
+    a = scalar(lower(e.then, ctx), e.then.pos)
+    b = scalar(lower(e.other, ctx), e.other.pos)
+    if isinstance(a.type, T.InfInt) and isinstance(b.type, T.InfInt) and expected is not None:
+        if isinstance(expected, T.Bits):
+            a = coerce(a, expected, e.then.pos)  # type: ignore[assignment]
+            b = coerce(b, expected, e.other.pos)  # type: ignore[assignment]
     a, b, t = unify(a, b, e.pos, "?:")
     if isinstance(c, Const):
         return a if c.value else b
