@@ -484,10 +484,10 @@ def ternary(e: A.Ternary, ctx: Ctx, expected: T.Type | None) -> Value:
     # when both are untyped
     a = scalar(lower(e.then, ctx), e.then.pos)
     b = scalar(lower(e.other, ctx), e.other.pos)
-    if isinstance(a.type, T.InfInt) and isinstance(b.type, T.InfInt) and expected is not None:
-        if isinstance(expected, T.Bits):
-            a = coerce(a, expected, e.then.pos)  # type: ignore[assignment]
-            b = coerce(b, expected, e.other.pos)  # type: ignore[assignment]
+    untyped = isinstance(a.type, T.InfInt) and isinstance(b.type, T.InfInt)
+    if untyped and isinstance(expected, T.Bits):
+        a = coerce(a, expected, e.then.pos)  # type: ignore[assignment]
+        b = coerce(b, expected, e.other.pos)  # type: ignore[assignment]
     a, b, t = unify(a, b, e.pos, "?:")
     if isinstance(c, Const):
         return a if c.value else b
