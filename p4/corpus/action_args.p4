@@ -3,8 +3,9 @@
  * Tests: an action whose out parameter has the name of the caller's local, called with that
  * local as both the out and the in argument (the in value is read, not the parameter's
  * copy); an action ignoring its inout parameter, called with a stack element indexed by a
- * packet field that may be past the stack's end (nothing is read or written).
- * Packet: Ethernet (0x88B5) + arg_t {i, a, b} + slot_t[2].
+ * packet field that may be past the stack's end (nothing is read or written); an action
+ * that writes its inout parameter and exits (the argument is written back).
+ * Packet: Ethernet (0x88B5) + arg_t {i, a, b, c} + slot_t[2].
  */
 #include <core.p4>
 #include <v1model.p4>
@@ -14,6 +15,7 @@ header arg_t {
     bit<8> i;
     bit<8> a;
     bit<8> b;
+    bit<8> c;
 }
 
 header slot_t {
@@ -46,12 +48,18 @@ control MyIngress(inout headers_t hdr, inout meta_t meta, inout standard_metadat
         hdr.arg.a = val;
     }
     action ignore(inout bit<8> unused) { }
+    action finish(inout bit<8> v) {
+        v = v + 8w1;
+        exit;
+    }
 
     apply {
         std.egress_spec = 1;
         bit<8> tmp = hdr.arg.b + 8w1;
         put(tmp, tmp);
         ignore(hdr.slots[hdr.arg.i].v);
+        finish(hdr.arg.c);
+        hdr.arg.c = 8w0xee;
     }
 }
 

@@ -197,15 +197,26 @@ def inline_action(
                 v = RV(tmp.json, t)
         v = _copy_in(ctx, p, v, t, e.pos, copies, decl.body)
         inner.scope.bind(p.name, v)
-    exit_stmt = exit_in(decl.body) if copies else None
-    if exit_stmt is not None:
-        raise CompileError(
-            exit_stmt.pos,
-            "exit in an action with out/inout parameters is not supported (when their values "
-            "are copied back is not defined on BMv2)",
-        )
+    start = len(ctx.prims)
     lower_block(decl.body.stmts, inner)
+    body_end = len(ctx.prims)
     _copy_out(ctx, copies, pos)
+    _copy_out_before_exit(ctx, start, body_end, decl)
+
+
+def _copy_out_before_exit(ctx: Ctx, start: int, body_end: int, decl: A.ActionDecl) -> None:
+    """Move the copy-out (``prims[body_end:]``) before the action's ``exit``: the arguments
+    are written back when the action exits, as p4c does (an exit is unconditional on BMv2)."""
+    ops = [p["op"] for p in ctx.prims[start:body_end]]
+    if "exit" not in ops or body_end == len(ctx.prims):
+        return
+    at = start + ops.index("exit")
+    if any(op in ("_jump", "_jump_if_zero") for op in ops[at - start :]):
+        pos = exit_in(decl.body).pos  # type: ignore[union-attr]
+        raise CompileError(pos, "exit before a jump in an action with out/inout parameters")
+    copies = ctx.prims[body_end:]
+    del ctx.prims[body_end:]
+    ctx.prims[at:at] = copies
 
 
 def inline_function(ctx: Ctx, decl: A.FunctionDecl, args: tuple[A.Arg, ...], pos: Pos) -> Value:
