@@ -91,6 +91,7 @@ def test_l3_ecmp_forty_flows_match_bmv2(tmp_path):
         "action_args",
         "action_run_miss",
         "operand_order",
+        "extract_skip",
         "typedef_fields",
     ],
 )

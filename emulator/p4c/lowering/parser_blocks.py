@@ -39,6 +39,10 @@ def packet_in_method(ctx: Ctx, call: A.Call, name: str, pos: Pos) -> Value:
     if name == "extract":
         args = args_of(call, ["hdr", "variableFieldSizeInBits"], pos, "extract", optional=1)
         target = lower(args[0], ctx)
+        if isinstance(target, ObjRef) and target.kind == "dontcare" and len(call.type_args) == 1:
+            t = resolve_type(ctx.env, call.type_args[0], const_eval)  # extract<T>(_): skip a T
+            if isinstance(t, T.StructT) and t.kind == "header":
+                target = ctx.env.allocate(ctx.env.unique(f"{t.name}_skipped"), t, pos)
         if isinstance(target, ObjRef) and target.kind == "stack_next":
             p0: dict[str, Any] = {"type": "stack", "value": target.name}
             ht = target.type
