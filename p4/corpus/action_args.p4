@@ -59,7 +59,6 @@ control MyIngress(inout headers_t hdr, inout meta_t meta, inout standard_metadat
         put(tmp, tmp);
         ignore(hdr.slots[hdr.arg.i].v);
         finish(hdr.arg.c);
-        hdr.arg.c = 8w0xee;
     }
 }
 
