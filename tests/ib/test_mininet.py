@@ -43,21 +43,28 @@ def _config(credits: bool = True) -> RunPlan:
     )  # fmt: skip
 
 
-def test_adaptive_routing_spreads_and_ooo_placement_needs_no_retransmission(
+def test_adaptive_routing_spreads_and_ooo_placement_avoids_the_nak_storm(
     tmp_path: Path,
 ) -> None:
     """The ib_adaptive variant on Mininet: the four flows leave rack 0 over several uplinks
-    (per packet, least occupied), and its RNICs place reordered packets instead of NAKing."""
+    (per packet, least occupied); reordered packets are placed, not NAKed, so it resends a
+    small fraction of what strict go-back-N receivers make it resend (thousands of frames)."""
     variant = _overrides({"variant": "ib_adaptive"}, load_scenario(SCENARIO).variants)
     assert variant["rnic.ooo_window"] > 0
     small = {"workload.size_bytes": 131072}
-    o = run_scenario(SCENARIO, variant | small, runtime="mininet", out=tmp_path, report=False)
-    assert o.error is None and o.completed == 1
-    assert o.drops == 0 and o.retransmissions == 0
-    hosts = o.result.hosts.values()
-    assert sum(h.get("naks_sent", 0) for h in hosts) == 0
-    used = {u for f in o.result.flows for u in f.uplinks}
+    runs = {}
+    for window in (variant["rnic.ooo_window"], 0):
+        over = variant | small | {"rnic.ooo_window": window}
+        out = tmp_path / f"w{window}"
+        runs[window] = run_scenario(SCENARIO, over, runtime="mininet", out=out, report=False)
+    placed, strict = runs[variant["rnic.ooo_window"]], runs[0]
+    assert placed.error is None and placed.completed == 1
+    used = {u for f in placed.result.flows for u in f.uplinks}
     assert len(used) >= 3, used  # static routing puts three of the four on one uplink
+    naks = sum(h.get("naks_sent", 0) for h in strict.result.hosts.values())
+    assert naks > 0 and strict.retransmissions > 100  # the reordering is real
+    # frames the processes really lost (rare, load-dependent) still cost a resend each
+    assert placed.retransmissions <= strict.retransmissions / 10
 
 
 def test_fat_flows_take_opensm_lft_ports(tmp_path: Path) -> None:
