@@ -18,7 +18,7 @@ from emulator.control.errors import ControlError
 from emulator.control.routes import SwitchRoutes
 from emulator.control.state import Op
 from emulator.target import ops as t
-from emulator.vocab import PFC_MIRROR_BASE, HashAlgo, Role
+from emulator.vocab import PFC_FRAME_QUEUE, PFC_MIRROR_BASE, HashAlgo, Role
 
 _MAC = re.compile(r"^[0-9a-f]{2}(:[0-9a-f]{2}){5}$")
 
@@ -117,6 +117,8 @@ def _pfc_ops(routes: SwitchRoutes, config: FabricConfig, ports: list[int]) -> li
         ),
     ]
     out += [t.MirroringAdd(PFC_MIRROR_BASE + p, p) for p in ports]
+    out.append(t.Comment(f"PFC frames leave from queue {PFC_FRAME_QUEUE}, ahead of data"))
+    out += [t.MirroringPriority(PFC_MIRROR_BASE + p, PFC_FRAME_QUEUE) for p in ports]
     out.append(
         t.Comment(f"XOFF {xoff} / XON {xon} packets, {pfc.quanta} quanta, refresh {refresh} us")
     )

@@ -166,6 +166,25 @@ class MirroringAdd:
 
 
 @dataclass(frozen=True)
+class MirroringPriority:
+    """Queue copies of a mirror session at ``priority`` (a built-in target extension).
+
+    simple_switch resets a clone's priority to 0, the lowest queue; a switch's own frames
+    that must not wait behind data (PFC frames) need a higher one. Real BMv2 has no such
+    command (its process switches skip the line)."""
+
+    session: int
+    priority: int
+
+    def cli(self) -> str:
+        """The built-in target's runtime command line."""
+        return f"{MIRRORING_PRIORITY_CMD} {self.session} {self.priority}"
+
+
+MIRRORING_PRIORITY_CMD = "mirroring_set_priority"
+
+
+@dataclass(frozen=True)
 class RegisterWrite:
     """Write one register cell."""
 
@@ -220,6 +239,7 @@ SwitchOp = (
     | RemoveMember
     | AddWithGroup
     | MirroringAdd
+    | MirroringPriority
     | RegisterWrite
     | SetQueueDepth
     | SetQueueRate
@@ -310,6 +330,9 @@ def apply_op(sw: Switch, op: SwitchOp, names: RuntimeCli | None = None) -> None:
         table.add(match, None, (), 0, table.profile.group(op.group))
     elif isinstance(op, MirroringAdd):
         sw.mirror[_int(op.session, 15, "mirror id")] = (_int(op.port, 9, "egress port"), None)
+    elif isinstance(op, MirroringPriority):
+        session = _int(op.session, 15, "mirror id")
+        sw.mirror_priority[session] = _int(op.priority, 5, "priority")
     elif isinstance(op, RegisterWrite):
         _register_write(sw, op)
     elif isinstance(op, SetQueueDepth):

@@ -7,8 +7,9 @@ with a given priority pile up in its buffers, and resumes it once they drain:
         ▲                                  │ occupancy(I, p) = admitted, not yet sent
         └── PFC(class p, quanta) ──────────┘ >= xoff: pause   <= xon: resume (quanta 0)
 
-Opt-in per ingress port (``configure``). While still congested, a pause is refreshed on
-the next enqueue/dequeue event once half of the announced pause time has passed. Frames
+Opt-in per ingress port (``configure``). While still congested, a pause is refreshed by
+the MAC's timer (:mod:`pfc_refresh`, once the runtime reports the XOFF sent) or, without
+it, on the next enqueue/dequeue event once half of the announced pause time has passed. Frames
 wait in a per-port control queue that the transmitter sends ahead of data
 (``pop_frame``). Priorities >= 8 have no PFC class and never generate.
 """
@@ -18,6 +19,7 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass
 
+from emulator.target.pfc_refresh import PauseRefresher
 from emulator.vocab.pfc import PFC_CLASSES, encode_pfc, quanta_to_ns
 
 
@@ -60,6 +62,8 @@ class PfcGenerator:
         self._mac: dict[int, bytes] = {}
         self._state: dict[tuple[int, int], _ClassGen] = {}
         self._out: dict[int, deque[bytes]] = {}
+        #: the MAC's refresh timer, when the runtime reports sent frames to it
+        self.refresher: PauseRefresher | None = None
 
     def configure(self, port: int, thresholds: PfcThresholds | None) -> None:
         """Generate PFC for frames arriving on ``port`` (None: stop generating)."""
@@ -85,22 +89,24 @@ class PfcGenerator:
     def _emit(self, port: int, cls: int, quanta: int) -> None:
         vec = [0] * PFC_CLASSES
         vec[cls] = quanta
-        frame = encode_pfc(self._mac.get(port, default_mac(port)), 1 << cls, vec)
-        self._out.setdefault(port, deque()).append(frame)
+        self.push(port, encode_pfc(self._mac.get(port, default_mac(port)), 1 << cls, vec))
 
     def _check(self, port: int, cls: int, now: int) -> None:
         cfg = self._cfg.get(port)
         if cfg is None or cls >= PFC_CLASSES:
             return
         st = self._st(port, cls)
+        renewed = self.refresher is not None and self.refresher.paused(port, cls)
         if st.occupancy >= cfg.xoff:
+            if renewed:  # the timer keeps the neighbour paused
+                return
             pause_ns = quanta_to_ns(cfg.quanta, self._speed.get(port, 10e9))
             if st.paused_until is None or now >= st.paused_until - pause_ns // 2:
                 self._emit(port, cls, cfg.quanta)
                 st.paused_until = now + pause_ns
                 st.xoff_sent += 1
         elif st.occupancy <= cfg.xon and st.paused_until is not None:
-            if now < st.paused_until:  # still paused upstream: release it
+            if renewed or now < st.paused_until:  # still paused upstream: release it
                 self._emit(port, cls, 0)
                 st.xon_sent += 1
             st.paused_until = None
@@ -115,6 +121,10 @@ class PfcGenerator:
         st = self._st(ingress_port, priority)
         st.occupancy -= 1
         self._check(ingress_port, priority, now)
+
+    def push(self, port: int, frame: bytes) -> None:
+        """Queue a control frame made elsewhere (a timer's refresh) to send out of ``port``."""
+        self._out.setdefault(port, deque()).append(frame)
 
     def pending_ports(self) -> list[int]:
         """Ports with PFC frames waiting to be sent."""

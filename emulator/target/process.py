@@ -284,12 +284,13 @@ class SwitchProcess:
                 self._active.update(out)
 
     def _send_control(self) -> None:
-        """Send generated PFC frames and due IB flow control packets ahead of any data."""
+        """Send PFC frames (generated or refreshed) and due IB flow control ahead of data."""
         tm = self.switch.tm
         if self.credits is not None:
             for port, frame in self.credits.due(self.clock()):
                 if (rp := self.ports.get(port)) is not None:
                     self._tx(rp, frame)
+        tm.fire_control_timers()  # pause refreshes due now join the control queues
         for port in tm.control_pending():
             rp = self.ports.get(port)
             while (frame := tm.pop_control_frame(port)) is not None:
@@ -304,6 +305,7 @@ class SwitchProcess:
         if frame[12:14] == _MAC_CONTROL:
             pfc = decode_pfc(frame)
             if pfc is not None:
+                self.switch.tm.note_sent(rp.port, frame)  # arms/stops the pause refresh
                 self.pfc_tx[rp.port] = self.pfc_tx.get(rp.port, 0) + 1
                 now = time.monotonic_ns()
                 for cls in pfc.paused_classes():
@@ -345,6 +347,8 @@ class SwitchProcess:
                 next_t = t if next_t is None else min(next_t, t)
         self._send_control()
         if self.credits is not None and (due := self.credits.next_due()) is not None:
+            next_t = due if next_t is None else min(next_t, due)
+        if (due := self.switch.tm.control_timer()) is not None:
             next_t = due if next_t is None else min(next_t, due)
         return next_t
 

@@ -51,10 +51,19 @@ class StateCommands:
         self.sw.mirror[sid] = (None, self._int(args[1], "multicast group", 16))
         return ""
 
+    def cmd_mirroring_set_priority(self, args: list[str]) -> str:
+        if len(args) != 2:
+            raise CliError("usage: mirroring_set_priority <mirror_id> <priority>")
+        sid = self._int(args[0], "mirror id", 15)
+        self.sw.mirror_priority[sid] = self._int(args[1], "priority", 5)
+        return ""
+
     def cmd_mirroring_delete(self, args: list[str]) -> str:
         if len(args) != 1:
             raise CliError("usage: mirroring_delete <mirror_id>")
-        if self.sw.mirror.pop(self._int(args[0], "mirror id"), None) is None:
+        sid = self._int(args[0], "mirror id")
+        self.sw.mirror_priority.pop(sid, None)
+        if self.sw.mirror.pop(sid, None) is None:
             raise CliError("Invalid mirroring operation (SESSION_NOT_FOUND)")
         return ""
 

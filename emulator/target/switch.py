@@ -102,6 +102,9 @@ class Switch:
         for port, speed in (port_speed_bps or {}).items():
             self.add_port(port, speed)
         self.mirror: dict[int, tuple[int | None, int | None]] = {}
+        #: mirror session -> egress queue of its copies (built-in target extension, like a
+        #: Tofino session's queue); without an entry, simple_switch's: the reset priority 0
+        self.mirror_priority: dict[int, int] = {}
         self.mc_groups: dict[int, list[int]] = {}
         self.mc_nodes: dict[int, tuple[int, list[int]]] = {}
         self._next_node = 0
@@ -277,7 +280,7 @@ class Switch:
         port, mgid = cfg
         out: list[Item] = []
         if port is not None:
-            out.append((port, f[self._std["priority"]], p))
+            out.append((port, self.mirror_priority.get(session, f[self._std["priority"]]), p))
         if mgid is not None:
             out += self._replicate(f, p, mgid, f[self._std["instance_type"]])
         return out

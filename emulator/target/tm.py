@@ -32,11 +32,13 @@ from emulator.errors import UserError
 from emulator.target.flowcontrol import BLOCKED, FlowControl
 from emulator.target.pfc import PfcFlowControl
 from emulator.target.pfc_gen import PfcGenerator, PfcThresholds
-from emulator.vocab import WIRE_OVERHEAD_BYTES
+from emulator.target.pfc_refresh import PauseRefresher
+from emulator.vocab import WIRE_OVERHEAD_BYTES, EtherType
 
 DEFAULT_QUEUE_DEPTH = 64  # packets, simple_switch's egress_buffers capacity
 DEFAULT_SPEED_BPS = 10e9
 MAX_PRIORITY_QUEUES = 32  # BMv2 keeps at most 32 priority queues per worker
+_MAC_CONTROL = EtherType.MAC_CONTROL.to_bytes(2, "big")
 
 
 class Dequeued(NamedTuple):
@@ -130,6 +132,10 @@ class TrafficManager:
         self._default_interval = 0
         self.pfc = PfcFlowControl(DEFAULT_SPEED_BPS)
         self.pfc_gen = PfcGenerator()
+        #: the MAC's pause refresh timer: runtimes report sent frames (``note_sent``) and
+        #: run it (``control_timer`` / ``fire_control_timers``)
+        self.pfc_refresh = PauseRefresher()
+        self.pfc_gen.refresher = self.pfc_refresh
         self._flow_controls: list[FlowControl] = [self.pfc]
         #: called as (ingress port, priority, length, now) when a frame that arrived on an
         #: ingress port leaves the buffer (dequeued or tail-dropped): receive-side buffer
@@ -350,6 +356,25 @@ class TrafficManager:
     def pop_control_frame(self, port: int) -> bytes | None:
         """Next generated PFC frame to send out of ``port``, or None."""
         return self.pfc_gen.pop_frame(port)
+
+    def note_sent(self, port: int, frame: bytes) -> None:
+        """``frame`` left ``port`` now: a PFC frame arms (XOFF) or stops (XON) its refresh."""
+        if frame[12:14] == _MAC_CONTROL:
+            speed = self._ports[port].speed_bps if port in self._ports else DEFAULT_SPEED_BPS
+            self.pfc_refresh.on_sent(port, frame, self._clock(), speed)
+
+    def control_timer(self) -> int | None:
+        """Earliest ns a pause refresh is due (call ``fire_control_timers`` then), or None."""
+        return self.pfc_refresh.next_due()
+
+    def fire_control_timers(self) -> list[int]:
+        """Queue the refreshes due now ahead of data; the ports that got one."""
+        ports = []
+        for port, frame in self.pfc_refresh.due(self._clock()):
+            self.pfc_gen.push(port, frame)
+            self.generates_control = True
+            ports.append(port)
+        return ports
 
     # -- observation ---------------------------------------------------------------------
 

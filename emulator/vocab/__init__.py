@@ -133,6 +133,10 @@ MIN_FRAME_BYTES = 60
 
 #: mirror session of port p is PFC_MIRROR_BASE + p (the switch's PFC frames leave by p)
 PFC_MIRROR_BASE = 100
+#: queue of those PFC frames on the built-in target: the highest of the NUM_TCS queues, so
+#: a pause leaves after at most the frame on the wire, as a MAC control frame would (at
+#: simple_switch's clone priority 0 it waits behind all the lossless class's data)
+PFC_FRAME_QUEUE = NUM_TCS - 1
 #: v1model drop port
 DROP_PORT = 511
 
@@ -150,6 +154,7 @@ __all__ = [
     "MAC_CONTROL_DST",
     "MIN_FRAME_BYTES",
     "NUM_TCS",
+    "PFC_FRAME_QUEUE",
     "PFC_MIRROR_BASE",
     "PREAMBLE_BYTES",
     "TC_BULK",

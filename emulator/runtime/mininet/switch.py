@@ -247,8 +247,12 @@ class Bmv2Switch(P4ProcessSwitch):
     def cli_commands(self, lines: Iterable[str]) -> list[str]:
         """Pipe the commands into ``simple_switch_CLI --thrift-port N``."""
         from emulator.target.control_client import command_lines
+        from emulator.target.ops import MIRRORING_PRIORITY_CMD
 
-        commands = command_lines(lines)  # blank lines would repeat the last command
+        every = command_lines(lines)  # blank lines would repeat the last command
+        # our target's extension: simple_switch queues its clones at priority 0 regardless
+        keep = [not c.startswith(MIRRORING_PRIORITY_CMD) for c in every]
+        commands = [c for c, k in zip(every, keep) if k]
         text = "".join(c + "\n" for c in commands)
         res = subprocess.run(
             ["simple_switch_CLI", "--thrift-port", str(self.thrift_port)],
@@ -256,4 +260,5 @@ class Bmv2Switch(P4ProcessSwitch):
         )  # fmt: skip
         if res.returncode != 0:
             raise UserError(f"simple_switch_CLI failed on {self.name}: {res.stderr.strip()}")
-        return split_cli_output(res.stdout, len(commands))
+        outputs = iter(split_cli_output(res.stdout, len(commands)))
+        return [next(outputs) if k else "" for k in keep]

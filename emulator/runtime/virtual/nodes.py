@@ -148,6 +148,9 @@ class PortTx:
                 self.arm(t + 1)
                 return
         self.busy_until = t + self.link.send(frame, t)
+        if frame[12:14] == MAC_CONTROL:  # a pause (re)armed or ended: the refresh timer
+            tm.note_sent(port, frame)
+            self.box.arm_refresh()
         self.arm(self.busy_until)
 
 
@@ -179,6 +182,7 @@ class SwitchBox:
         self.tm.observer = self.queues
         self.tx: dict[int, PortTx] = {}
         self.pfc_rx = 0  # PFC frames received
+        self._refresh_at: int | None = None  # the pending pause refresh wake-up
         self.pfc_consumed = 0  # ... of which the program dropped (not data drops)
 
     def attach(self, port: int, link: LinkDir) -> None:
@@ -218,6 +222,24 @@ class SwitchBox:
                 tx = self.tx.get(p)
                 if tx is not None:
                     tx.kick(t)
+
+    def arm_refresh(self) -> None:
+        """Wake up when the TM's next pause refresh is due (earlier than one pending)."""
+        due = self.tm.control_timer()
+        if due is not None and (self._refresh_at is None or due < self._refresh_at):
+            self._refresh_at = due
+            self.engine.at(due, self._refresh, due)
+
+    def _refresh(self, due: int) -> None:
+        if self._refresh_at != due:  # superseded by an earlier wake-up
+            return
+        self._refresh_at = None
+        for p in self.tm.fire_control_timers():
+            tx = self.tx.get(p)
+            if tx is not None:
+                tx.kick(due)
+        self.flush(due)
+        self.arm_refresh()
 
     def kick_all(self, t: int) -> None:
         """Re-examine every port (after a command changed rates, depths or PFC)."""

@@ -39,6 +39,7 @@ def _switch_counters(rt: VirtualRuntime, box: SwitchBox) -> dict[str, float]:
     c["tx_errors"] = float(sum(ld.dropped + ld.dropped_pfc for ld in out_links))
     c["pfc_tx"] = float(sum(ld.pfc_frames for ld in out_links))
     c["pfc_rx"] = float(box.pfc_rx)
+    c["pfc_refreshes"] = float(box.tm.pfc_refresh.refreshes)  # of pfc_tx: the MAC's timer
     stats = box.tm.stats()
     c["queue_dropped"] = float(sum(q.dropped for q in stats.values()))
     c["paused_ns"] = float(sum(q.paused_ns for q in stats.values()))  # queue-ns under PFC
