@@ -34,8 +34,9 @@ PFC_FRAME = 64 + 20  # a PFC frame with preamble and inter-frame gap
 #: a pause lasts at least this long (ns). roce_fabric.p4 refreshes an XOFF only when the
 #: paused neighbour's next packet arrives, i.e. after the pause lapsed; each lapse lets
 #: every paused neighbour deliver its headroom again, so pauses must be long compared with
-#: how fast congested queues drain (explicit XONs resume neighbours early). 80 us at
-#: 400 Gb/s = 62,500 quanta; at 10 Mb/s MIN_QUANTA (51 ms) is already longer.
+#: how fast congested queues drain (explicit XONs resume neighbours early). The built-in
+#: target's MAC renews pauses on a timer (emulator.target.pfc_refresh); real BMv2 does not.
+#: 80 us at 400 Gb/s = 62,500 quanta; at 10 Mb/s MIN_QUANTA (51 ms) is already longer.
 MIN_PAUSE_NS = 80_000
 MIN_QUANTA = 1000  # 51 ms at 10 Mb/s (the scaled-down fabrics)
 
