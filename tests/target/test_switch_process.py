@@ -210,3 +210,48 @@ def test_pfc_watchdog_option_arms_the_traffic_manager(tmp_path: Path) -> None:
     assert proc.stats()["pfc_watchdog"] == {"storms": 0, "ignored_pauses": 0}
     plain = SwitchProcess(parse([str(prog)]), switch_factory=FakeSwitch)
     assert plain.switch.tm.pfc.watchdog_ns is None and "pfc_watchdog" not in plain.stats()
+
+
+class FakePort:
+    """A RawPort that records what the process sends."""
+
+    def __init__(self, port: int) -> None:
+        self.port = port
+        self.sent: list[bytes] = []
+
+    def send(self, frame: bytes) -> None:
+        self.sent.append(frame)
+
+
+def test_the_io_loop_renews_a_pause_on_the_mac_timer(tmp_path: Path) -> None:
+    """`fabemu switch` reports the PFC frames it sends to the TM and sends the refreshes
+    due (the same pfc_refresh code as the virtual runtime), then stops after the XON."""
+    from emulator.vocab.pfc import decode_pfc, quanta_to_ns
+
+    prog = tmp_path / "p.json"
+    prog.write_text(json.dumps({"program": "fake"}))
+    argv = [str(prog), "--", "--pfc-ports", "1", "--pfc-xoff", "3", "--pfc-xon", "1"]
+    proc = SwitchProcess(parse(argv), switch_factory=FakeSwitch)
+    tm = proc.switch.tm
+    wire = FakePort(1)
+    proc.ports[1] = wire  # type: ignore[assignment]
+    for i in range(3):
+        tm.enqueue(2, 0, i, 64, ingress_port=1)
+    proc._drain()
+    assert [decode_pfc(f).quanta[0] for f in wire.sent] == [0xFFFF]  # type: ignore[union-attr]
+    half = quanta_to_ns(0xFFFF, 10e9) // 2
+    due = tm.control_timer()
+    assert due is not None and 0 < due - proc.clock() <= half
+    nxt = proc._drain()
+    assert nxt is not None and nxt <= due and len(wire.sent) == 1  # not yet
+    proc._t0 -= 3 * half  # three half pauses later, the queue still full
+    proc._drain()
+    proc._t0 -= 3 * half
+    proc._drain()
+    assert [decode_pfc(f).quanta[0] for f in wire.sent] == [0xFFFF] * 3  # type: ignore[union-attr]
+    assert tm.pfc_refresh.refreshes == 2
+    while tm.dequeue(2) is not None:  # drained to XON: resume, no more refreshes
+        pass
+    proc._drain()
+    assert decode_pfc(wire.sent[-1]).quanta[0] == 0  # type: ignore[union-attr]
+    assert tm.control_timer() is None and proc.pfc_tx[1] == 4
