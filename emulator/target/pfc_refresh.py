@@ -75,8 +75,3 @@ class PauseRefresher:
     def paused(self, port: int, cls: int) -> bool:
         """Whether ``port`` is keeping class ``cls`` of its neighbour paused."""
         return (port, cls) in self._paused
-
-    def forget(self, port: int) -> None:
-        """Stop refreshing ``port`` (its link went down: the neighbour's pause state is moot)."""
-        for key in [k for k in self._paused if k[0] == port]:
-            del self._paused[key]
