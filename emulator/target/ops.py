@@ -184,6 +184,12 @@ class MirroringPriority:
 MIRRORING_PRIORITY_CMD = "mirroring_set_priority"
 
 
+def simple_switch_has(line: str) -> bool:
+    """False for a command line of a built-in target extension (``mirroring_set_priority``):
+    paths to real simple_switch_CLI leave those out."""
+    return not line.lstrip().startswith(MIRRORING_PRIORITY_CMD)
+
+
 @dataclass(frozen=True)
 class RegisterWrite:
     """Write one register cell."""

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from emulator.errors import UserError
+from emulator.target.ops import simple_switch_has
 from emulator.target.pcap import PcapWriter
 
 #: ports attached by default: simple_switch drops what leaves on a port it does not have
@@ -75,7 +76,10 @@ def _up(port: int) -> bool:
 
 
 def run_cli(thrift: int, commands: list[str]) -> str:
-    """Pipe ``commands`` into ``simple_switch_CLI``; its stdout; errors raise UserError."""
+    """Pipe ``commands`` into ``simple_switch_CLI``; its stdout; errors raise UserError.
+
+    Lines of the built-in target's extensions are left out (simple_switch has none)."""
+    commands = [c for c in commands if simple_switch_has(c)]
     res = subprocess.run(
         ["simple_switch_CLI", "--thrift-port", str(thrift)],
         input="\n".join(commands) + "\n",

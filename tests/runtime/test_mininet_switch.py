@@ -77,6 +77,23 @@ def test_split_cli_output() -> None:
     assert split_cli_output("RuntimeCmd: a\n", 2) == ["a", ""]
 
 
+def test_bmv2_skips_the_builtin_targets_extension_lines(monkeypatch) -> None:
+    """simple_switch_CLI never sees `mirroring_set_priority`; outputs stay one per line."""
+    from emulator.runtime.mininet import switch as mod
+
+    sent: list[str] = []
+
+    def fake_run(argv, *, input, **_kw):  # subprocess.run keywords
+        sent.append(input)
+        return SimpleNamespace(returncode=0, stdout="RuntimeCmd: one\nRuntimeCmd: two\n")
+
+    monkeypatch.setattr(mod.subprocess, "run", fake_run)
+    sw = _bare(Bmv2Switch)
+    lines = ["mirroring_add 101 1", "mirroring_set_priority 101 7", "table_add t a 1 => 2"]
+    assert sw.cli_commands(lines) == ["one", "", "two"]
+    assert sent == ["mirroring_add 101 1\ntable_add t a 1 => 2\n"]
+
+
 def _switch_core_available() -> bool:
     try:
         import emulator.target.switch  # noqa: F401

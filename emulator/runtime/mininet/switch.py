@@ -247,11 +247,10 @@ class Bmv2Switch(P4ProcessSwitch):
     def cli_commands(self, lines: Iterable[str]) -> list[str]:
         """Pipe the commands into ``simple_switch_CLI --thrift-port N``."""
         from emulator.target.control_client import command_lines
-        from emulator.target.ops import MIRRORING_PRIORITY_CMD
+        from emulator.target.ops import simple_switch_has
 
         every = command_lines(lines)  # blank lines would repeat the last command
-        # our target's extension: simple_switch queues its clones at priority 0 regardless
-        keep = [not c.startswith(MIRRORING_PRIORITY_CMD) for c in every]
+        keep = [simple_switch_has(c) for c in every]  # its clones stay at priority 0
         commands = [c for c, k in zip(every, keep) if k]
         text = "".join(c + "\n" for c in commands)
         res = subprocess.run(
