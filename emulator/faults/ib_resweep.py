@@ -104,7 +104,8 @@ class IbRepairRecord:
 @dataclass
 class IbRepair:
     """Hears the runtime's link events; re-sweeps with OpenSM after the detection delay and
-    installs the LFT differences (the InfiniBand counterpart of the live controller)."""
+    installs the LFT differences and, with adaptive routing, the AR port-set differences
+    (the InfiniBand counterpart of the live controller)."""
 
     subnet: LiveIbSubnet
     opts: SmOptions
