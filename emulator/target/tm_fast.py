@@ -4,18 +4,86 @@ When PFC is the only flow-control scheme (no InfiniBand credits), a queue may se
 its (port, class) has PFC state paused past now; ``ready_time`` and ``dequeue`` look that
 up in place instead of two calls per non-empty queue (``_eligible_at`` and
 ``PfcFlowControl.eligible_at``), and skip PFC's no-op ``on_transmit``. Paused classes still
-go through ``eligible_at`` (the watchdog's bookkeeping lives there). Same answers as the
-base class (tests/target/test_tm_fast.py drives both with the same operations).
+go through ``eligible_at`` (the watchdog's bookkeeping lives there). PFC generation's
+occupancy count is kept in place, and its threshold check (``PfcGenerator._check``) runs
+only when a threshold may be crossed. Same answers as the base class
+(tests/target/test_tm_fast.py drives both with the same operations).
 """
 
 from __future__ import annotations
 
+from collections import deque
+from typing import Any
+
 from emulator.target.flowcontrol import BLOCKED
-from emulator.target.tm import Dequeued, TrafficManager
+from emulator.target.pfc_gen import PFC_CLASSES, PfcGenerator
+from emulator.target.tm import Dequeued, TrafficManager, _Port, _Queue
+
+
+def _occupancy(gen: PfcGenerator, port: int, cls: int, delta: int, now: int) -> None:
+    """``gen.on_enqueue`` (delta 1) / ``gen.on_dequeue`` (delta -1), calling ``_check`` only
+    when it may act: at or above XOFF, or at or below XON while upstream is paused."""
+    st = gen._state.get((port, cls))
+    if st is None:
+        st = gen._st(port, cls)
+    occ = st.occupancy = st.occupancy + delta
+    cfg = gen._cfg.get(port)
+    if cfg is None or cls >= PFC_CLASSES:
+        return
+    if occ >= cfg.xoff or (occ <= cfg.xon and st.paused_until is not None):
+        gen._check(port, cls, now)
 
 
 class FastTrafficManager(TrafficManager):
-    """A traffic manager answering ``ready_time`` / ``dequeue`` with fewer calls."""
+    """A traffic manager answering ``enqueue`` / ``ready_time`` / ``dequeue`` with fewer
+    calls."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        #: port -> (priority, queue, its entries), highest priority first
+        self._order: dict[int, list[tuple[int, _Queue, deque[Any]]]] = {}
+
+    def _by_priority(self, port: int, p: _Port) -> list[tuple[int, _Queue, deque[Any]]]:
+        """``port``'s queues, highest priority first (a port's queues are made once)."""
+        order = self._order.get(port)
+        if order is None:
+            order = self._order[port] = [
+                (prio, p.queues[prio], p.queues[prio].entries)
+                for prio in range(self.priority_queues - 1, -1, -1)
+            ]
+        return order
+
+    def enqueue(
+        self,
+        port: int,
+        priority: int,
+        item: object,
+        length: int,
+        ingress_port: int | None = None,
+    ) -> bool:
+        """As :meth:`TrafficManager.enqueue`."""
+        p = self._ports.get(port)
+        if p is None or not 0 <= priority < self.priority_queues:
+            return TrafficManager.enqueue(self, port, priority, item, length, ingress_port)
+        q = p.queues[priority]
+        entries = q.entries
+        depth = len(entries)
+        if depth >= q.capacity:
+            return TrafficManager.enqueue(self, port, priority, item, length, ingress_port)
+        now = self._clock()
+        send_at = now
+        last = q.last_send_at
+        if last is not None and last + q.interval_ns > now:
+            send_at = last + q.interval_ns
+        q.last_send_at = send_at
+        entries.append((send_at, item, length, now, depth, ingress_port))
+        q.enqueued += 1
+        p.queued += 1
+        if ingress_port is not None:
+            _occupancy(self.pfc_gen, ingress_port, priority, 1, now)
+        if self.observer is not None:
+            self.observer.enqueued(port, priority, depth + 1)
+        return True
 
     def ready_time(self, port: int) -> int | None:
         """As :meth:`TrafficManager.ready_time`."""
@@ -27,10 +95,8 @@ class FastTrafficManager(TrafficManager):
         now = self._clock()
         pfc = self.pfc
         paused = pfc._state
-        queues = p.queues
         best: int | None = None
-        for prio in range(self.priority_queues - 1, -1, -1):
-            entries = queues[prio].entries
+        for prio, _q, entries in self._by_priority(port, p):
             if not entries:
                 continue
             t = entries[0][0]
@@ -61,9 +127,7 @@ class FastTrafficManager(TrafficManager):
         now = self._clock()
         pfc = self.pfc
         paused = pfc._state
-        for prio in range(self.priority_queues - 1, -1, -1):
-            q = p.queues[prio]
-            entries = q.entries
+        for prio, q, entries in self._by_priority(port, p):
             if not entries or entries[0][0] > now:
                 continue
             st = paused.get((port, prio))
@@ -76,7 +140,7 @@ class FastTrafficManager(TrafficManager):
             if self.observer is not None:
                 self.observer.dequeued(port, prio, depth)
             if in_port is not None:
-                self.pfc_gen.on_dequeue(in_port, prio, now)
+                _occupancy(self.pfc_gen, in_port, prio, -1, now)
                 if self.on_buffer_release is not None:
                     self.on_buffer_release(in_port, prio, length, now)
             return Dequeued(item, prio, enq_ts, enq_qdepth, depth, now - enq_ts)

@@ -25,7 +25,8 @@ from emulator.errors import UserError
 from emulator.traffic import opcodes as op
 from emulator.traffic.counters import RnicCounters
 from emulator.traffic.dcqcn import DcqcnConfig, DcqcnRate
-from emulator.traffic.framing import Framing, RoceV2Framing, mac_bytes
+from emulator.traffic.framing import Framing, mac_bytes
+from emulator.traffic.framing_fast import default_framing
 from emulator.traffic.qos import TrafficClassPlan
 from emulator.traffic.qp import QpOwner, QpParams, QueuePair, wire_ns
 from emulator.traffic.roce import decode_transport, udp_sport
@@ -118,7 +119,7 @@ class Rnic:
         self.mac, self.ip, self.gateway_mac = mac, ip, gateway_mac
         self._mac_raw = mac_bytes(mac)
         self.name = name or ip
-        self.framing: Framing = framing or RoceV2Framing()
+        self.framing: Framing = framing or default_framing()
         self.config = config or RnicConfig()
         self.rng = random.Random(seed)
         self.counters = RnicCounters()
