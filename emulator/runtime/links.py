@@ -17,6 +17,7 @@ def _iproute() -> Any:
 
     return IPRoute()
 
+
 #: the root-namespace interfaces fabemu creates: switch ports named after fabemu's switch
 #: names (``rtswN-ethP``, ``ctswN-ethP``, ``atswN-ethP``; see emulator.topology.addressing)
 _FABEMU_LINK = re.compile(r"(?:rtsw|ctsw|atsw)\d{1,5}-eth\d{1,3}")

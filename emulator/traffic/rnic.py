@@ -17,10 +17,11 @@ from __future__ import annotations
 
 import random
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from emulator import speedups
 from emulator.errors import UserError
 from emulator.traffic import opcodes as op
 from emulator.traffic.counters import RnicCounters
@@ -129,6 +130,10 @@ class Rnic:
         self._tx_free_at = 0
         self._now = 0
         self._used_tcs: set[int] = set()
+        #: traffic classes poll/next_wakeup visit, highest first; with FASTHOP only the used
+        #: ones (the others' QP lists stay empty)
+        self._tc_order: Sequence[int] = range(NUM_TCS - 1, -1, -1)
+        self._used_only = speedups.enabled("FASTHOP")
         self._armed: set[QueuePair] = set()  # QPs that may have a retransmission deadline
         self._rto_min: int | None = None
         #: called with each :class:`emulator.traffic.connection.Completion`
@@ -191,6 +196,8 @@ class Rnic:
         )
         self.qps[qpn] = qp
         self._used_tcs.add(tc)
+        if self._used_only:
+            self._tc_order = sorted(self._used_tcs, reverse=True)
         return qp
 
     def kick(self, qp: QueuePair) -> None:
@@ -304,7 +311,7 @@ class Rnic:
         self._fire_timers(now_ns)
         if now_ns < self._tx_free_at:
             return None
-        for tc in range(NUM_TCS - 1, -1, -1):
+        for tc in self._tc_order:
             dq = self._active[tc]
             if not dq or self._paused_until[tc] > now_ns:
                 continue
@@ -336,7 +343,7 @@ class Rnic:
         """
         best: int | None = None
         free = self._tx_free_at
-        for tc in range(NUM_TCS - 1, -1, -1):
+        for tc in self._tc_order:
             dq = self._active[tc]
             if not dq:
                 continue

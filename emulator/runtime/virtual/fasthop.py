@@ -10,7 +10,9 @@ the calls a hop makes into the engine, the TM's PFC generator and the lazy sampl
 * ``FastSwitchBox.flush``: ports with PFC frames found without building a list; one dirty
   port (the common case) without sorting;
 * ``FastQueueWatch``: the lazy sampler's track filled from here (one call less per
-  enqueue and dequeue).
+  enqueue and dequeue);
+* ``FastHostBox``: wake-ups pushed directly (and the RNIC visits only its used traffic
+  classes: ``Rnic._tc_order``).
 
 Event sequence numbers are drawn at the same moments as in the base classes, so the heap
 pops events in the same order (tests/target/test_speedups_scenarios.py compares results).
@@ -22,7 +24,13 @@ from heapq import heappush
 from typing import TYPE_CHECKING, Any
 
 from emulator.runtime.virtual.links import MAC_CONTROL, LinkDir
-from emulator.runtime.virtual.nodes import MAX_EGRESS_DROPS, PortTx, QueueWatch, SwitchBox
+from emulator.runtime.virtual.nodes import (
+    MAX_EGRESS_DROPS,
+    HostBox,
+    PortTx,
+    QueueWatch,
+    SwitchBox,
+)
 from emulator.target.tm_fast import FastTrafficManager
 from emulator.vocab import WIRE_OVERHEAD_BYTES
 
@@ -60,19 +68,19 @@ class FastLinkDir(LinkDir):
         self._wire.append(frame)
         e = self._engine
         at = t + ser + self.delay_ns
-        heappush(e._q, (at if at > e.now else e.now, next(e._seq), self._arrive, self.epoch))
+        heappush(e.heap, (at if at > e.now else e.now, next(e.seq), self._arrive, self.epoch))
         return ser
 
 
 class FastPortTx(PortTx):
     """A switch port transmitter with its engine, switch and TM at hand."""
 
-    __slots__ = ("_engine", "_gen", "_q", "_seq", "_sw", "_tm", "_wake_fn")
+    __slots__ = ("_engine", "_gen", "_heap", "_seq", "_sw", "_tm", "_wake_fn")
 
     def __init__(self, box: SwitchBox, port: int, link: LinkDir) -> None:
         super().__init__(box, port, link)
         self._engine = box.engine
-        self._q, self._seq = box.engine._q, box.engine._seq
+        self._heap, self._seq = box.engine.heap, box.engine.seq
         self._sw, self._tm, self._gen = box.sw, box.tm, box.tm.pfc_gen
         self._wake_fn = self._wake
 
@@ -80,7 +88,7 @@ class FastPortTx(PortTx):
         """As :meth:`PortTx.arm` (the event no earlier than now, its argument ``t``)."""
         self.armed = t
         now = self._engine.now
-        heappush(self._q, (t if t > now else now, next(self._seq), self._wake_fn, t))
+        heappush(self._heap, (t if t > now else now, next(self._seq), self._wake_fn, t))
 
     def pump(self, t: int) -> None:
         """As :meth:`PortTx.pump`."""
@@ -91,7 +99,7 @@ class FastPortTx(PortTx):
         tm, port = self._tm, self.port
         frame = None
         if tm.generates_control:
-            out = self._gen._out.get(port)  # PfcGenerator.pop_frame, in place
+            out = self._gen.frames.get(port)  # PfcGenerator.pop_frame, in place
             if out:
                 frame = out.popleft()
         if frame is None:
@@ -132,7 +140,7 @@ class FastSwitchBox(SwitchBox):
         """As :meth:`SwitchBox.flush`."""
         tm, txs = self.tm, self.tx
         dirty = self.queues.dirty
-        gen_out = tm.pfc_gen._out
+        gen_out = tm.pfc_gen.frames
         while True:
             if tm.generates_control:
                 for p, out in gen_out.items():  # PfcGenerator.pending_ports, in place
@@ -188,3 +196,15 @@ class FastQueueWatch(QueueWatch):
                 s._fill_queue(track, depth + 1)
         elif self.watch is not None:
             self.watch(port, priority, depth + 1)
+
+
+class FastHostBox(HostBox):
+    """An RNIC box whose wake-ups go onto the engine's heap directly."""
+
+    __slots__ = ()
+
+    def arm(self, t: int) -> None:
+        """As :meth:`HostBox.arm`."""
+        self.armed = t
+        e = self.engine
+        heappush(e.heap, (t if t > e.now else e.now, next(e.seq), self._wake, t))

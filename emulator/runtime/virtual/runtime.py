@@ -40,7 +40,7 @@ from emulator.measure.results import RunMeta, RunResult
 from emulator.plan.compat import incompatibility
 from emulator.plan.spec import RunPlan
 from emulator.runtime.virtual.engine import Engine
-from emulator.runtime.virtual.fasthop import FastLinkDir, FastSwitchBox
+from emulator.runtime.virtual.fasthop import FastHostBox, FastLinkDir, FastSwitchBox
 from emulator.runtime.virtual.lazysample import LazySampler
 from emulator.runtime.virtual.links import LinkDir
 from emulator.runtime.virtual.measure import Ledger, Sampler
@@ -118,7 +118,8 @@ class VirtualRuntime(LinkEventSource):
         nics = build_rnics(topo.hosts, plan.rnic, opts.seed, framing=plan.framing)
         self.ledger.flow_key = getattr(plan.framing, "flow_key", None)
         for h in topo.hosts:
-            self.hosts[h.name] = HostBox(self.engine, h.name, nics[h.name], self.ledger)
+            host_class = FastHostBox if speedups.enabled("FASTHOP") else HostBox
+            self.hosts[h.name] = host_class(self.engine, h.name, nics[h.name], self.ledger)
         for link in topo.links:
             up = self._wire(link.a, link.a_port, link.b, link.b_port, link, True)
             down = self._wire(link.b, link.b_port, link.a, link.a_port, link, False)
