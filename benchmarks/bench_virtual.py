@@ -244,7 +244,9 @@ def flagship_cli(repeat: int, tree: Path) -> None:
                     sets = [a for k, v in ov.items() for a in ("--set", f"{k}={v}")]
                     out = f"{tmp}/{r}-{mode}-{i}"
                     cmd = [sys.executable, "-m", "emulator", "run", str(FLAGSHIP), "--out", out]
-                    subprocess.run([*cmd, *sets], env=mode_env, check=True, capture_output=True)
+                    subprocess.run(  # cwd: not this checkout (``-m`` imports from cwd first)
+                        [*cmd, *sets], env=mode_env, check=True, capture_output=True, cwd=tmp
+                    )
                 after = resource.getrusage(resource.RUSAGE_CHILDREN)
                 used = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
                 cpu[mode].append(used)

@@ -12,6 +12,7 @@ only when a threshold may be crossed. Same answers as the base class
 
 from __future__ import annotations
 
+import functools
 from collections import deque
 from typing import Any
 
@@ -20,7 +21,7 @@ from emulator.target.pfc_gen import PFC_CLASSES, PfcGenerator
 from emulator.target.tm import Dequeued, TrafficManager, _Port, _Queue
 
 
-def _occupancy(gen: PfcGenerator, port: int, cls: int, delta: int, now: int) -> None:
+def _occupancy(gen: PfcGenerator, delta: int, port: int, cls: int, now: int) -> None:
     """``gen.on_enqueue`` (delta 1) / ``gen.on_dequeue`` (delta -1), calling ``_check`` only
     when it may act: at or above XOFF, or at or below XON while upstream is paused."""
     st = gen._state.get((port, cls))
@@ -35,11 +36,13 @@ def _occupancy(gen: PfcGenerator, port: int, cls: int, delta: int, now: int) -> 
 
 
 class FastTrafficManager(TrafficManager):
-    """A traffic manager answering ``enqueue`` / ``ready_time`` / ``dequeue`` with fewer
-    calls."""
+    """A traffic manager answering ``ready_time`` / ``dequeue`` with fewer calls, and
+    counting PFC occupancy in place."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        self._pfc_queued = functools.partial(_occupancy, self.pfc_gen, 1)
+        self._pfc_left = functools.partial(_occupancy, self.pfc_gen, -1)
         #: port -> (priority, queue, its entries), highest priority first
         self._order: dict[int, list[tuple[int, _Queue, deque[Any]]]] = {}
 
@@ -53,49 +56,23 @@ class FastTrafficManager(TrafficManager):
             ]
         return order
 
-    def enqueue(
-        self,
-        port: int,
-        priority: int,
-        item: object,
-        length: int,
-        ingress_port: int | None = None,
-    ) -> bool:
-        """As :meth:`TrafficManager.enqueue`."""
+    def _start(self, port: int) -> tuple[_Port, int] | None:
+        """``port``'s state and the time, when it has frames queued (else None)."""
         p = self._ports.get(port)
-        if p is None or not 0 <= priority < self.priority_queues:
-            return TrafficManager.enqueue(self, port, priority, item, length, ingress_port)
-        q = p.queues[priority]
-        entries = q.entries
-        depth = len(entries)
-        if depth >= q.capacity:
-            return TrafficManager.enqueue(self, port, priority, item, length, ingress_port)
-        now = self._clock()
-        send_at = now
-        last = q.last_send_at
-        if last is not None and last + q.interval_ns > now:
-            send_at = last + q.interval_ns
-        q.last_send_at = send_at
-        entries.append((send_at, item, length, now, depth, ingress_port))
-        q.enqueued += 1
-        p.queued += 1
-        if ingress_port is not None:
-            _occupancy(self.pfc_gen, ingress_port, priority, 1, now)
-        if self.observer is not None:
-            self.observer.enqueued(port, priority, depth + 1)
-        return True
+        if p is None or not p.queued:
+            return None
+        return p, self._clock()
 
     def ready_time(self, port: int) -> int | None:
         """As :meth:`TrafficManager.ready_time`."""
         if len(self._flow_controls) != 1 or self.serialize:
             return TrafficManager.ready_time(self, port)
-        p = self._ports.get(port)
-        if p is None or not p.queued:
+        started = self._start(port)
+        if started is None:
             return None
-        now = self._clock()
-        pfc = self.pfc
+        p, now = started
+        pfc, best = self.pfc, None
         paused = pfc._state
-        best: int | None = None
         for prio, _q, entries in self._by_priority(port, p):
             if not entries:
                 continue
@@ -121,10 +98,10 @@ class FastTrafficManager(TrafficManager):
         """As :meth:`TrafficManager.dequeue`."""
         if len(self._flow_controls) != 1 or self.serialize:
             return TrafficManager.dequeue(self, port)
-        p = self._ports.get(port)
-        if p is None or not p.queued:
+        started = self._start(port)
+        if started is None:
             return None
-        now = self._clock()
+        p, now = started
         pfc = self.pfc
         paused = pfc._state
         for prio, q, entries in self._by_priority(port, p):
@@ -140,7 +117,7 @@ class FastTrafficManager(TrafficManager):
             if self.observer is not None:
                 self.observer.dequeued(port, prio, depth)
             if in_port is not None:
-                _occupancy(self.pfc_gen, in_port, prio, -1, now)
+                self._pfc_left(in_port, prio, now)
                 if self.on_buffer_release is not None:
                     self.on_buffer_release(in_port, prio, length, now)
             return Dequeued(item, prio, enq_ts, enq_qdepth, depth, now - enq_ts)
