@@ -7,7 +7,14 @@ from typing import Any
 from emulator.p4c.diagnostics import CompileError, Pos
 from emulator.p4c.frontend import ast as A
 from emulator.p4c.frontend.env import source_info
-from emulator.p4c.frontend.values import HeaderRef, StackRef, StructRef, UnionRef, Value
+from emulator.p4c.frontend.values import (
+    HeaderRef,
+    StackRef,
+    StructRef,
+    UnionRef,
+    UnionStackRef,
+    Value,
+)  # fmt: skip
 from emulator.p4c.lowering.calls import VOID, args_of
 from emulator.p4c.lowering.context import Ctx
 from emulator.p4c.lowering.exprs import lower
@@ -19,12 +26,14 @@ def _headers_of(v: Value, pos: Pos) -> list[str]:
         return [v.name]
     if isinstance(v, StackRef):
         return [e.name for e in v.elems]
+    if isinstance(v, UnionStackRef):
+        return [m.name for e in v.elems for m in e.members.values()]
     if isinstance(v, UnionRef):
         return [m.name for m in v.members.values()]
     if isinstance(v, StructRef):
         out: list[str] = []
         for f in v.fields.values():
-            if isinstance(f, HeaderRef | StackRef | UnionRef | StructRef):
+            if isinstance(f, HeaderRef | StackRef | UnionRef | UnionStackRef | StructRef):
                 out.extend(_headers_of(f, pos))
         return out
     raise CompileError(pos, "emit needs a header, header stack, header union or struct of headers")

@@ -25,6 +25,7 @@ from emulator.p4c.frontend.values import (
     to_bool,
     to_data,
 )  # fmt: skip
+from emulator.p4c.lowering import union_stacks
 from emulator.p4c.lowering.calls import VOID, args_of
 from emulator.p4c.lowering.context import Ctx
 from emulator.p4c.lowering.exprs import coerce, const_eval, lower, scalar
@@ -45,7 +46,10 @@ def packet_in_method(ctx: Ctx, call: A.Call, name: str, pos: Pos) -> Value:
             t = resolve_type(ctx.env, call.type_args[0], const_eval)  # extract<T>(_): skip a T
             if isinstance(t, T.StructT) and t.kind == "header":
                 target = ctx.env.allocate(ctx.env.unique(f"{t.name}_skipped"), t, pos)
-        if isinstance(target, ObjRef) and target.kind == "stack_next":
+        in_union_stack = union_stacks.extract_target(target)
+        if in_union_stack is not None:
+            p0, ht = in_union_stack
+        elif isinstance(target, ObjRef) and target.kind == "stack_next":
             p0: dict[str, Any] = {"type": "stack", "value": target.name}
             ht = target.type
         elif isinstance(target, HeaderRef) and target.dyn is None:
