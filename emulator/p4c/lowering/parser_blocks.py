@@ -46,11 +46,13 @@ def packet_in_method(ctx: Ctx, call: A.Call, name: str, pos: Pos) -> Value:
             t = resolve_type(ctx.env, call.type_args[0], const_eval)  # extract<T>(_): skip a T
             if isinstance(t, T.StructT) and t.kind == "header":
                 target = ctx.env.allocate(ctx.env.unique(f"{t.name}_skipped"), t, pos)
+        p0: dict[str, Any]
+        ht: T.Type
         in_union_stack = union_stacks.extract_target(target)
         if in_union_stack is not None:
             p0, ht = in_union_stack
         elif isinstance(target, ObjRef) and target.kind == "stack_next":
-            p0: dict[str, Any] = {"type": "stack", "value": target.name}
+            p0 = {"type": "stack", "value": target.name}
             ht = target.type
         elif isinstance(target, HeaderRef) and target.dyn is None:
             p0 = {"type": "regular", "value": target.name}
