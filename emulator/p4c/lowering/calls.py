@@ -167,6 +167,8 @@ def _method(ctx: Ctx, call: A.Call, base: Value, name: str, pos: Pos) -> Value:
             )
             return VOID
         raise CompileError(pos, f"header stack has no method '{name}'")
+    if isinstance(base, ObjRef) and base.kind in ("stack_next", "union_stack_member"):
+        raise CompileError(pos, f"'.next' of a stack is only an extract target, not '{name}'")
     if isinstance(base, ObjRef):
         return ctx.architecture(pos).extern_method(ctx, call, base, name, pos)
     raise CompileError(pos, f"value of type {base.type.show()} has no method '{name}'")

@@ -58,7 +58,9 @@ def packet_in_method(ctx: Ctx, call: A.Call, name: str, pos: Pos) -> Value:
             p0 = {"type": "regular", "value": target.name}
             ht = target.type
         else:
-            raise CompileError(args[0].pos, "extract needs a header (or stack.next)")
+            raise CompileError(
+                args[0].pos, "extract needs a header, stack.next or stack.next.member"
+            )
         assert isinstance(ht, T.StructT)
         has_vl = any(isinstance(t, T.Varbit) for _, t in ht.fields)
         if len(args) == 2:
