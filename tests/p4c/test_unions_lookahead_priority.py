@@ -98,6 +98,10 @@ def test_union_stack_element_valid_and_pop() -> None:
         ("hdr.u[0].a.isValid()) { bits = bits | 0x01", "hdr.u.last.a.isValid()) { bits = bits | 0x01",
          "'last' of a header union stack is not supported (size, next, [constant] are)"),
         ("pkt.extract(hdr.u.next.b)", "pkt.extract(hdr.u.next.c)", "header_union ab_t has no member 'c'"),
+        ("pkt.extract(hdr.u.next.b)", "pkt.extract(hdr.u.next)",
+         "extract needs a header, stack.next or stack.next.member"),
+        ("hdr.u[0].a.setValid()", "hdr.u.next.a.setValid()",
+         "'.next' of a stack is only an extract target, not 'setValid'"),
     ],
 )  # fmt: skip
 def test_union_stack_refusals_are_positioned(old: str, new: str, message: str) -> None:
