@@ -32,6 +32,7 @@ SHOWN = (
     "qp_errors",
     "completed",
     "step_ms",
+    "slowdown_vs_nofault",
     "dp_ms",
     "cross_zone_bytes_per_step",
 )
@@ -103,6 +104,7 @@ def report_distributions(done: Sequence[RunDone], outdir: Path, title: str) -> i
     """Print, save (runs.json) and report the distributions of the finished runs."""
     from emulator.scenario.dist_report import ordered_metrics, write_distribution_report
     from emulator.scenario.distributions import METHOD, PROPORTION_METHOD
+    from emulator.scenario.paired import METRIC, paired_slowdowns
     from emulator.scenario.seeds import by_variant, collect, variant_summaries
 
     finished = [(d.request, d.outcome) for d in done if d.outcome is not None]
@@ -110,6 +112,8 @@ def report_distributions(done: Sequence[RunDone], outdir: Path, title: str) -> i
         return 1
     groups = by_variant(finished)
     summaries = {label: variant_summaries(runs) for label, runs in groups.items()}
+    for label, slowdown in paired_slowdowns(groups).items():
+        summaries[label][METRIC] = slowdown
     console.print(f"[bold]{title}[/]: {len(finished)} of {len(done)} runs finished")
     console.print(distribution_table(summaries))
     console.print(f"{METHOD}; p_no_collision: {PROPORTION_METHOD}")
