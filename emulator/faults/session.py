@@ -15,15 +15,17 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from emulator.errors import UserError
-from emulator.faults.ib_resweep import IbRepair, LiveIbSubnet
 from emulator.faults.inject import FaultInjector, Scheduler, SlicedScheduler, VirtualScheduler
 from emulator.faults.report import fault_section
 from emulator.faults.schema import Fault, check_fault_names
 from emulator.faults.timeline import expand
-from emulator.ib.subnet import SmOptions
+
+if TYPE_CHECKING:  # InfiniBand only: imported when an IB run needs them (networkx, OpenSM)
+    from emulator.faults.ib_resweep import IbRepair
+    from emulator.ib.subnet import SmOptions
 
 #: in Mininet only with the built-in target (its switch process impairs its ports; BMv2
 #: simple_switch has no PFC, so neither a PFC storm from a stuck host nor a watchdog)
@@ -59,6 +61,8 @@ class FaultSession:
         control = sc.switch.control
         ib = None
         if sc.fabric == "ib" and control.repair:
+            from emulator.ib.subnet import SmOptions
+
             ib = SmOptions(sc.ib.routing, sc.ib.lmc)
         return cls(
             tuple(sc.faults),
@@ -81,6 +85,8 @@ class FaultSession:
             for box in rt.boxes.values():
                 box.tm.pfc.set_watchdog(self.watchdog_ns)
         if self.ib_options is not None and any(f.target != "host" for f in self.faults):
+            from emulator.faults.ib_resweep import IbRepair, LiveIbSubnet
+
             subnet = LiveIbSubnet(self.topo)
             subnet.__enter__()
             self.ib_repair = IbRepair(
