@@ -303,7 +303,7 @@ class Branch:
         self.spec = spec
         self.read = probe_reader(probe)
         self.key = key_function(ops, cmp)
-        self.children: dict[Any, Node] = {}
+        self.children: dict[Any, Any] = {}  # Node here, framereplay._Node there
 
 
 class FlowCache:

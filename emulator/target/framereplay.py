@@ -5,10 +5,12 @@ verifies, updates checksums and deparses every packet. Here an ingress outcome i
 on the *frame bytes* the parser and the ingress pipeline read (plus the metadata, lazy
 inputs and registers they read, as :mod:`.flowcache`), so a hit skips parse, checksum
 verification and ingress; the packet crosses the TM with a partial slot list (metadata
-and the header fields ingress wrote). Its egress outcome is keyed (under the ingress
-outcome) on the bytes and slots egress reads, and a hit builds the frame leaving as a
-byte patch of the received one: the header fields either pipeline wrote, then the updated
-checksums. A miss parses the frame (once) and runs the slow path while recording.
+and the header fields ingress wrote). Its egress outcome is keyed (under the parse shape
+and the set of header fields ingress wrote, so flows share it) on the bytes and slots
+egress reads, and a hit builds the frame leaving as a byte patch of the received one: the
+header fields either pipeline wrote, then the updated checksums. A miss parses the frame
+(once) and runs the slow path while recording; a frame missing the cache is recorded only
+once ``ADMIT`` frames like it have missed (short flows run the slow path).
 
 Only programs whose parser just extracts whole headers (no lookahead, advance, stacks,
 varbits or primitives), whose deparser emits them in the order parsed, that never read
@@ -21,21 +23,32 @@ turns it off; docs/target.md has the whole story.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
-from operator import itemgetter
 from typing import Any
 
 from emulator import speedups
 from emulator.target import flowcache
-from emulator.target.flowcache import Branch, Outcome, PktProxy, Recorder, TraceList
+from emulator.target.flowcache import Outcome, PktProxy, Recorder, TraceList
 from emulator.target.flowlazy import unkeyed
+from emulator.target.framekeys import (
+    KeyNode,
+    ParsePath,
+    Place,
+    ReadLog,
+    Shape,
+    byte_ranges,
+    lookup,
+    store,
+    write_field,
+)
+from emulator.target.hashes import csum16
 from emulator.target.packet import Pkt
-from emulator.target.program import HeaderInfo
 
 PARSER_OPS = ("extract", "set", "verify")
 MAX_OUTCOMES = 1 << 16  # ingress outcomes per switch; the cache is emptied past this
-#: a field's place in the frame: (slot, first byte, end byte, shift, mask, whole bytes)
-Place = tuple[int, int, int, int, int, bool]
+#: a frame missing the cache is recorded only when frames like it (same bytes where the
+#: fullest subtable looks) have missed this often: recording costs ~6 plain runs, so
+#: short flows (a few packets per switch) run plain instead
+ADMIT = 4
 
 
 def enabled_by_env() -> bool:
@@ -89,42 +102,6 @@ class FastPkt(Pkt):
         self.full = True  # f holds every parsed header field
 
 
-class _Log(list[int]):
-    """A slot list noting every slot read and the order slots are first written in."""
-
-    def __init__(self, f: list[int]) -> None:
-        super().__init__(f)
-        self.reads: dict[int, None] = {}
-        self.order: dict[int, None] = {}
-
-    def __getitem__(self, i: Any) -> Any:
-        self.reads[i] = None
-        return list.__getitem__(self, i)
-
-    def __setitem__(self, i: Any, value: Any) -> None:
-        self.order.setdefault(i, None)
-        list.__setitem__(self, i, value)
-
-
-class Shape:
-    """Where one parse path put each header field in the frame."""
-
-    __slots__ = ("end", "fields", "valid")
-
-    def __init__(self, headers: list[HeaderInfo]) -> None:
-        self.fields: dict[int, Place] = {}
-        self.valid = tuple(h.valid for h in headers)
-        bit = 0
-        for h in headers:
-            for i, (_, width, _) in enumerate(h.fields):
-                a, b = bit // 8, (bit + width + 7) // 8
-                shift = b * 8 - bit - width
-                whole = shift == 0 and bit % 8 == 0 and width % 8 == 0
-                self.fields[h.base + i] = (h.base + i, a, b, shift, (1 << width) - 1, whole)
-                bit += width
-        self.end = bit // 8
-
-
 class Ingress:
     """A recorded parse + ingress run: what to replay, and the egress outcomes under it."""
 
@@ -135,7 +112,7 @@ class Ingress:
         self.writes = parse_writes  # metadata the parser set: constant given the key
         self.restore = tuple({s for s, _ in out.writes} | {s for s, _ in out.sym_writes})
         self.written = frozenset(s for s in self.restore if s in shape.fields)
-        self.egress = _Node()
+        self.egress = KeyNode()
         self.gen = -1
 
     def replay(self, f: list[int], p: Any) -> None:
@@ -148,99 +125,15 @@ class Ingress:
 class Egress:
     """A recorded egress run and the byte patch that deparses its outcome."""
 
-    __slots__ = ("fill", "out", "patch", "slow", "valid")
+    __slots__ = ("csums", "fill", "out", "patch", "slow", "valid")
 
     def __init__(self, out: Outcome, slow: bool) -> None:
         self.out, self.slow = out, slow
+        #: csum16 checksums over whole bytes of the frame: (target, mask, byte ranges, cond)
+        self.csums: tuple[tuple[Place, int, tuple[tuple[int, int], ...], Any], ...] | None = None
         self.fill: tuple[Place, ...] = ()  # unwritten fields the checksums read
         self.valid: tuple[int, ...] = ()  # validity bits the checksums read
         self.patch: tuple[Place, ...] = ()  # written fields, checksum targets last
-
-
-class _Node:
-    """OVS-style subtables: (getter over frame and f, {key: child}) per read signature."""
-
-    __slots__ = ("by_sig", "subtables")
-
-    def __init__(self) -> None:
-        self.subtables: list[tuple[Callable[[bytes, list[int]], Any], dict[Any, Any]]] = []
-        self.by_sig: dict[Any, tuple[Callable[[bytes, list[int]], Any], dict[Any, Any]]] = {}
-
-    def subtable(self, sig: Any) -> tuple[Callable[[bytes, list[int]], Any], dict[Any, Any]]:
-        """The subtable of signature ``sig`` = (end, byte ranges, f slots), new if needed."""
-        st = self.by_sig.get(sig)
-        if st is None:
-            st = self.by_sig[sig] = (_getter(*sig), {})
-            self.subtables.append(st)
-        return st
-
-
-def _getter(end: int, ranges: tuple[tuple[int, int], ...], slots: tuple[int, ...]) -> Any:
-    """Key function of one subtable: the frame's bytes in ``ranges``, ``f`` at ``slots``."""
-    gb = itemgetter(*(slice(a, b) for a, b in ranges)) if ranges else (lambda _fr: ())
-    gf = itemgetter(*slots) if slots else (lambda _f: ())
-    if end:
-        return lambda fr, f: (len(fr) >= end, gb(fr), gf(f))
-    return lambda fr, f: (gb(fr), gf(f))
-
-
-def _lookup(node: _Node | None, fr: bytes, f: list[int]) -> Any:
-    """The leaf this frame and slot list reach, or None."""
-    while node is not None:
-        for getter, table in node.subtables:
-            child = table.get(getter(fr, f))
-            if child is not None:
-                break
-        else:
-            return None
-        if type(child) is not Branch:
-            return child
-        node = child.children.get(child.key(child.read(f)))
-    return None
-
-
-def _signature(slots: list[int], where: Callable[[int], Any], end: int) -> Any:
-    """(end, merged byte ranges, f slots) of the reads ``slots``, classified by ``where``."""
-    spans, fslots = [], set()
-    for s in slots:
-        w = where(s)
-        if type(w) is tuple:
-            spans.append((w[1], w[2]))
-        elif w is not None:
-            fslots.add(w)
-    merged: list[tuple[int, int]] = []
-    for a, b in sorted(spans):
-        if merged and a <= merged[-1][1]:
-            merged[-1] = (merged[-1][0], max(b, merged[-1][1]))
-        else:
-            merged.append((a, b))
-    return end, tuple(merged), tuple(sorted(fslots))
-
-
-def _store(
-    root: _Node, rec: Recorder, reads: list[int], first: list[int], where: Any, end: int, key_in: tuple[bytes, list[int]], leaf: Any
-) -> None:  # fmt: skip
-    """File ``leaf`` under the reads between lazy looks (``first``: extra reads of batch 0)."""
-    node, done, extra = root, 0, first
-    for upto, spec, value in rec.cuts:
-        getter, table = node.subtable(_signature(extra + reads[done:upto], where, end))
-        key = getter(*key_in)
-        branch = table.get(key)
-        if type(branch) is not Branch or branch.spec != spec:
-            branch = table[key] = Branch(spec)
-        node = branch.children.setdefault(value, _Node())
-        done, extra, end = upto, [], 0
-    getter, table = node.subtable(_signature(extra + reads[done:], where, end))
-    table[getter(*key_in)] = leaf
-
-
-def _write(buf: bytearray, place: Place, value: int) -> None:
-    _, a, b, shift, mask, whole = place
-    if whole:
-        buf[a:b] = value.to_bytes(b - a, "big")
-    else:
-        x = int.from_bytes(buf[a:b], "big") & ~(mask << shift) | ((value & mask) << shift)
-        buf[a:b] = x.to_bytes(b - a, "big")
 
 
 def _run(node: Any, f: list[int], p: Any) -> None:
@@ -265,23 +158,29 @@ class FrameReplay:
         }
         self.err, self.mcast = layout.std["parser_error"], layout.std["mcast_grp"]
         self.espec = layout.std["egress_spec"]
-        self.root, self.gen, self.size = _Node(), 0, 0
+        self.root, self.gen, self.size = KeyNode(), 0, 0
+        self.paths: dict[tuple[Any, ...], ParsePath] = {}
+        self.seen: dict[Any, int] = {}  # misses not recorded yet, by fingerprint
+        self.shapes: dict[tuple[str, ...], Shape] = {}
+        self.getters: dict[Any, Any] = {}  # subtable key functions, by signature
+        #: egress trees by (shape, header fields ingress wrote): outcomes shared by flows
+        self.egress_roots: dict[tuple[Shape, frozenset[int]], KeyNode] = {}
         self.counts = dict.fromkeys(("hits", "misses", "slow", "egress_hits", "egress_misses"), 0)
         for owner in (*program.tables.values(), *program.profiles.values()):
             owner.changed = self.flush
 
     def flush(self) -> None:
         """Forget every outcome (the control plane changed something)."""
-        self.root, self.size = _Node(), 0
+        self.root, self.size, self.egress_roots = KeyNode(), 0, {}
         self.gen += 1
 
     def ingress(self, f: list[int], p: FastPkt) -> None:
         """Parse + verify + ingress for a new frame: replayed on a hit, else run (recorded)."""
-        io = _lookup(self.root, p.buf, f)
-        if io is None:
+        io = lookup(self.root, p.buf, f)
+        if io is None and self._admit(p.buf, f):
             self.counts["misses"] += 1
             self._record_ingress(f, p)
-        elif io.slow:
+        elif io is None or io.slow:
             self.counts["slow"] += 1
             self.prog.parser.parse(f, p)
             self.prog.checksums.verify(f, p)
@@ -291,14 +190,32 @@ class FrameReplay:
             io.replay(f, p)
             p.origin, p.full = io, False
 
+    def _admit(self, fr: bytes, f: list[int]) -> bool:
+        """Whether to record this missing frame now (see ADMIT)."""
+        subtables = self.root.subtables
+        if not subtables:
+            return True
+        getter = subtables[0][0]
+        key = (getter, getter(fr, f))
+        n = self.seen.get(key, 0) + 1
+        if n >= ADMIT:
+            self.seen.pop(key, None)
+            return True
+        if len(self.seen) >= MAX_OUTCOMES:
+            self.seen.clear()
+        self.seen[key] = n
+        return False
+
     def egress(self, f: list[int], p: FastPkt) -> bytes | bool:
         """Egress + checksums + deparse of a packet with an ingress outcome: the frame
         (True if dropped) on a hit, else False after running the pipeline on ``p.f``."""
         io = p.origin
         assert io is not None
         if io.gen != self.gen:
-            io.egress, io.gen = _Node(), self.gen
-        eo = _lookup(io.egress, p.buf, f)
+            key = (io.shape, io.written)
+            io.egress = self.egress_roots.get(key) or self.egress_roots.setdefault(key, KeyNode())
+            io.gen = self.gen
+        eo = lookup(io.egress, p.buf, f)
         if eo is not None and not eo.slow:
             self.counts["egress_hits"] += 1
             eo.out.replay(f, p)
@@ -344,13 +261,15 @@ class FrameReplay:
         return out
 
     def _record_ingress(self, f: list[int], p: FastPkt) -> None:
-        prog, f0 = self.prog, f.copy()
-        log = _Log(f)
-        prog.parser.parse(log, p)
-        f[:] = log
+        prog, f0, path = self.prog, f.copy(), list[Any]()
+        prog.parser.parse(f, p, path)
         prog.checksums.verify(f, p)
-        shape = self._shape(f, p, log)
-        pw = tuple((s, f[s]) for s in log.order if s not in self.hdr_slots)
+        info = self.paths.get(tuple(path))
+        if info is None:
+            docs = [prog.parser.state_docs[fn] for fn in path]
+            info = self.paths[tuple(path)] = ParsePath(prog.layout, self.hdr_slots, docs)
+        shape = self._shape(f, p, info)
+        pw = tuple((s, f[s]) for s in info.sets)
         out = self._traced(prog.ingress, f, p)
         if out is None or shape is None:
             return
@@ -365,7 +284,10 @@ class FrameReplay:
                 return shape.fields[s]
             return None if s in hdr or s in skip else s
 
-        _store(self.root, self.rec, self._reads, list(log.reads), where, shape.end, (p.buf, f0), io)
+        key_in = (p.buf, f0)
+        store(
+            self.root, self.rec, self._reads, info.reads, where, shape.end, key_in, io, self.getters
+        )
         if not io.slow:
             p.origin = io
 
@@ -376,17 +298,18 @@ class FrameReplay:
         written = [s for s, _ in out.writes] + [s for s, _ in out.sym_writes]
         return any(s in self.hdr_slots and s not in shape.fields for s in written)
 
-    def _shape(self, f: list[int], p: Pkt, log: _Log) -> Shape | None:
+    def _shape(self, f: list[int], p: Pkt, info: ParsePath) -> Shape | None:
         """The parse path's header layout, if the frame is exactly its headers in deparse
         order (as extracted) then the payload, and parsing succeeded."""
         if f[self.err]:
             return None
         valid = [h for h in self.prog.deparser.order if f[h.valid]]
-        bases = {h.base for h in valid}
-        extracted = [self.hdr_slots[s] for s in log.order if s in bases]
-        if extracted != valid or self.prog.deparser.deparse(f, p) != p.buf:
+        if valid != info.extracts or self.prog.deparser.deparse(f, p) != p.buf:
             return None
-        shape = Shape(valid)
+        names = tuple(h.name for h in valid)
+        shape = self.shapes.get(names)
+        if shape is None:
+            shape = self.shapes[names] = Shape(valid)
         return shape if shape.end == p.off else None
 
     def _record_egress(self, f0: list[int], p: FastPkt) -> None:
@@ -408,26 +331,58 @@ class FrameReplay:
                 return shape.fields[s]
             return None if s in hdr else s
 
-        _store(io.egress, self.rec, self._reads, [], where, 0, (p.buf, f0), eo)
+        store(io.egress, self.rec, self._reads, [], where, 0, (p.buf, f0), eo, self.getters)
 
     def _plan(self, eo: Egress, io: Ingress, f: list[int], p: Pkt) -> None:
         """The fields a hit must fill before the checksums and patch after them."""
         shape, updates = io.shape, self.prog.checksums.update_list
         written = {s for s, _ in eo.out.writes} | {s for s, _ in eo.out.sym_writes}
         patched = (io.written | written) & shape.fields.keys()
-        log = _Log(f)
+        conds, log = ReadLog(f), ReadLog(f)
         for _, _, calc, cond in updates:
             if cond is not None:
-                cond(log, p)
+                cond(conds, p)
             calc.data(log, p)
-        eo.fill = tuple(shape.fields[s] for s in log.reads if s in shape.fields and s not in patched)
+        log.reads.update(conds.reads)
         eo.valid = tuple(s for s in log.reads if s in shape.valid)
+        if not any(s in shape.fields for s in conds.reads):
+            eo.csums = self._csums(shape)
+        if eo.csums is not None:  # checksums computed on the patched bytes: nothing to fill
+            eo.patch = tuple(shape.fields[s] for s in sorted(patched))
+            return
+        eo.fill = tuple(
+            shape.fields[s] for s in log.reads if s in shape.fields and s not in patched
+        )
         targets = {slot for slot, _, _, _ in updates if slot in shape.fields}
         eo.patch = tuple(shape.fields[s] for s in sorted(patched | targets))
+
+    def _csums(self, shape: Shape) -> Any:
+        """The checksum updates as csum16 over byte ranges of the frame, if every one is
+        (target and inputs whole bytes of parsed headers), else None."""
+        out = []
+        for slot, mask, calc, cond in self.prog.checksums.update_list:
+            if calc.algo != "csum16" or calc.params is not None or slot not in shape.fields:
+                return None
+            ranges = byte_ranges(self.prog.layout, calc.inputs, shape)
+            if ranges is None:
+                return None
+            out.append((shape.fields[slot], mask, ranges, cond))
+        return tuple(out)
 
     def _deparse(self, eo: Egress, f: list[int], p: Pkt) -> bytes:
         """The frame leaving: the received one with written fields and checksums patched."""
         fr = p.buf
+        if eo.csums is not None:
+            for s in eo.valid:
+                f[s] = 1
+            buf = bytearray(fr)
+            for place in eo.patch:
+                write_field(buf, place, f[place[0]])
+            for place, mask, ranges, cond in eo.csums:
+                if cond is None or cond(f, p):
+                    f[place[0]] = v = csum16(b"".join([buf[a:b] for a, b in ranges])) & mask
+                    write_field(buf, place, v)
+            return bytes(buf)
         for s, a, b, shift, mask, _ in eo.fill:
             f[s] = (int.from_bytes(fr[a:b], "big") >> shift) & mask
         for s in eo.valid:
@@ -435,7 +390,7 @@ class FrameReplay:
         self.prog.checksums.update(f, p)
         buf = bytearray(fr)
         for place in eo.patch:
-            _write(buf, place, f[place[0]])
+            write_field(buf, place, f[place[0]])
         return bytes(buf)
 
     def stats(self) -> dict[str, int]:

@@ -30,8 +30,8 @@ from emulator.target.flowcache import PipelineCaches
 from emulator.target.framereplay import FastPkt, FrameReplay
 from emulator.target.packet import Pkt
 from emulator.target.pipeline import CompiledProgram, run
-from emulator.target.program import load_json
 from emulator.target.primitives import P4AssertionFailure
+from emulator.target.program import load_json
 from emulator.target.runtime_cli import RuntimeCli
 from emulator.target.tables import Table
 from emulator.target.tm import TrafficManager
