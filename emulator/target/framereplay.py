@@ -16,8 +16,8 @@ Only programs whose parser just extracts whole headers (no lookahead, advance, s
 varbits or primitives), whose deparser emits them in the order parsed, that never read
 ``checksum_error`` (verification is skipped on a hit) and whose checksums do not cover the
 payload are replayed; clones, resubmits, digests, multicast, truncation and header
-validity changes take the slow path. Any control-plane write flushes. ``FABEMU_REPLAY=0``
-turns it off; docs/target.md has the whole story.
+validity changes take the slow path. Any control-plane write flushes. Opt-in:
+``FABEMU_REPLAY=1`` turns it on; docs/target.md has the whole story.
 """
 
 from __future__ import annotations
@@ -52,7 +52,9 @@ ADMIT = 4
 
 
 def enabled_by_env() -> bool:
-    """True unless ``FABEMU_REPLAY`` (or ``FABEMU_FAST``) is 0 (:mod:`emulator.speedups`)."""
+    """True when ``FABEMU_REPLAY`` is 1/on/true/yes (off by default, see
+    :mod:`emulator.speedups`): measured end to end it pays only where flows are long
+    (docs/target.md, "Whole-switch replay")."""
     return speedups.enabled("REPLAY")
 
 
@@ -89,17 +91,6 @@ def _mentions(node: Any, field: str) -> bool:
     if isinstance(node, dict):
         return any(_mentions(v, field) for k, v in node.items() if k != "header_types")
     return False
-
-
-class FastPkt(Pkt):
-    """A packet that may carry an ingress outcome (``origin``) instead of a parsed ``f``."""
-
-    __slots__ = ("full", "origin")
-
-    def __init__(self, buf: bytes, f: list[int]) -> None:
-        super().__init__(buf, f)
-        self.origin: Ingress | None = None
-        self.full = True  # f holds every parsed header field
 
 
 class Ingress:
@@ -174,7 +165,7 @@ class FrameReplay:
         self.root, self.size, self.egress_roots = KeyNode(), 0, {}
         self.gen += 1
 
-    def ingress(self, f: list[int], p: FastPkt) -> None:
+    def ingress(self, f: list[int], p: Pkt) -> None:
         """Parse + verify + ingress for a new frame: replayed on a hit, else run (recorded)."""
         io = lookup(self.root, p.buf, f)
         if io is None and self._admit(p.buf, f):
@@ -206,7 +197,7 @@ class FrameReplay:
         self.seen[key] = n
         return False
 
-    def egress(self, f: list[int], p: FastPkt) -> bytes | bool:
+    def egress(self, f: list[int], p: Pkt) -> bytes | bool:
         """Egress + checksums + deparse of a packet with an ingress outcome: the frame
         (True if dropped) on a hit, else False after running the pipeline on ``p.f``."""
         io = p.origin
@@ -230,7 +221,7 @@ class FrameReplay:
             self._record_egress(f0, p)
         return False
 
-    def _materialise(self, f: list[int], p: FastPkt) -> None:
+    def _materialise(self, f: list[int], p: Pkt) -> None:
         """Give ``p`` the slot list the slow path would have: parsed, then ingress writes."""
         io = p.origin
         assert io is not None
@@ -260,7 +251,7 @@ class FrameReplay:
         self._reads = list(t.reads)
         return out
 
-    def _record_ingress(self, f: list[int], p: FastPkt) -> None:
+    def _record_ingress(self, f: list[int], p: Pkt) -> None:
         prog, f0, path = self.prog, f.copy(), list[Any]()
         prog.parser.parse(f, p, path)
         prog.checksums.verify(f, p)
@@ -312,7 +303,7 @@ class FrameReplay:
             shape = self.shapes[names] = Shape(valid)
         return shape if shape.end == p.off else None
 
-    def _record_egress(self, f0: list[int], p: FastPkt) -> None:
+    def _record_egress(self, f0: list[int], p: Pkt) -> None:
         io, f = p.origin, p.f
         assert io is not None
         out = self._traced(self.prog.egress, f, p)

@@ -27,7 +27,7 @@ from emulator.target import packet as pk
 from emulator.target.errors import CliError
 from emulator.target.externs import CounterArray, Digest, RegisterArray
 from emulator.target.flowcache import PipelineCaches
-from emulator.target.framereplay import FastPkt, FrameReplay
+from emulator.target.framereplay import FrameReplay
 from emulator.target.packet import Pkt
 from emulator.target.pipeline import CompiledProgram, run
 from emulator.target.primitives import P4AssertionFailure
@@ -73,7 +73,6 @@ class Switch:
         self.caches = None if self.replay else self._caches(flow_cache)
         if self.fast is not None and (self.caches is not None or self.replay is not None):
             self.fast.watch_changes()  # the caches replaced the tables' change hooks
-        self._pkt = FastPkt if self.replay is not None else Pkt
         prog = self.program
         self._run_ingress: Callable[[list[int], Pkt], None] = (
             self.caches.ingress.run if self.caches else partial(run, prog.ingress)
@@ -220,7 +219,7 @@ class Switch:
         out: list[Item] = []
         for _ in range(MAX_REENTRIES):
             f = self._template.copy()
-            p = self._pkt(frame, f)
+            p = Pkt(frame, f)
             if preserved is None:  # a new frame from a port
                 (s_port, m_port), (s_type, m_type), (s_len, m_len) = self._in_slots
                 f[s_port], f[s_type], f[s_len] = port & m_port, itype & m_type, len(frame) & m_len
@@ -233,7 +232,7 @@ class Switch:
                 self._set(f, "packet_length", len(frame))
             try:
                 if preserved is None and self.replay is not None:
-                    self.replay.ingress(f, p)  # type: ignore[arg-type]
+                    self.replay.ingress(f, p)
                 else:
                     prog.parser.parse(f, p)
                     prog.checksums.verify(f, p)
@@ -337,7 +336,7 @@ class Switch:
             f[s_td] = (deq.deq_timedelta_ns // 1000) & m_td
         clones: list[Item] = []
         try:
-            if p.__class__ is FastPkt and p.origin is not None:  # type: ignore[attr-defined]
+            if p.origin is not None:
                 done = self.replay.egress(f, p)  # type: ignore[union-attr]
                 if done is True:
                     self.stats["dropped"] += 1
