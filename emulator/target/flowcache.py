@@ -359,19 +359,7 @@ class FlowCache:
         self._window = (self.hits, self.misses)
 
     def _record(self, f: list[int], p: Any) -> None:
-        rec = self.rec
-        t = TraceList(f, self.lazy, rec)
-        rec.start(t)
-        try:
-            _follow(self.start, t, PktProxy(p, t, rec))
-            out = None if rec.uncacheable else Outcome(t, rec)
-        except BaseException:
-            rec.uncacheable = True
-            raise
-        finally:
-            rec.active = False
-            for s in t.written:
-                f[s] = unkeyed(list.__getitem__(t, s))
+        t, out = traced_run(self.start, f, p, self.rec, self.lazy)
         if out is None:
             self.uncacheable += 1
         else:
@@ -396,6 +384,26 @@ class FlowCache:
         self.size += 1
         if self.size & 63 == 0:  # most-used root subtables first
             self.root.subtables.sort(key=lambda st: -len(st[1]))
+
+
+def traced_run(
+    start: Any, f: list[int], p: Any, rec: Recorder, lazy: frozenset[int]
+) -> tuple[TraceList, Outcome | None]:
+    """Run a pipeline from ``start`` on ``f`` while ``rec`` records: the trace, and the
+    outcome unless the run was uncacheable. ``f`` ends as an unrecorded run leaves it."""
+    t = TraceList(f, lazy, rec)
+    rec.start(t)
+    try:
+        _follow(start, t, PktProxy(p, t, rec))
+        out = None if rec.uncacheable else Outcome(t, rec)
+    except BaseException:
+        rec.uncacheable = True
+        raise
+    finally:
+        rec.active = False
+        for s in t.written:
+            f[s] = unkeyed(list.__getitem__(t, s))
+    return t, out
 
 
 def _batch(reads: list[tuple[int, int]]) -> tuple[tuple[int, ...], Any]:

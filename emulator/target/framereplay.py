@@ -27,8 +27,7 @@ from typing import Any
 
 from emulator import speedups
 from emulator.target import flowcache
-from emulator.target.flowcache import Outcome, PktProxy, Recorder, TraceList
-from emulator.target.flowlazy import unkeyed
+from emulator.target.flowcache import Outcome, Recorder
 from emulator.target.framekeys import (
     KeyNode,
     ParsePath,
@@ -42,6 +41,7 @@ from emulator.target.framekeys import (
 )
 from emulator.target.hashes import csum16
 from emulator.target.packet import Pkt
+from emulator.target.pipeline import run
 
 PARSER_OPS = ("extract", "set", "verify")
 MAX_OUTCOMES = 1 << 16  # ingress outcomes per switch; the cache is emptied past this
@@ -127,11 +127,6 @@ class Egress:
         self.patch: tuple[Place, ...] = ()  # written fields, checksum targets last
 
 
-def _run(node: Any, f: list[int], p: Any) -> None:
-    while node is not None:
-        node = node(f, p)
-
-
 class FrameReplay:
     """The whole-switch replay of one switch's compiled program (see the module doc)."""
 
@@ -175,7 +170,7 @@ class FrameReplay:
             self.counts["slow"] += 1
             self.prog.parser.parse(f, p)
             self.prog.checksums.verify(f, p)
-            _run(self.prog.ingress, f, p)
+            run(self.prog.ingress, f, p)
         else:
             self.counts["hits"] += 1
             io.replay(f, p)
@@ -216,7 +211,7 @@ class FrameReplay:
         if not p.full:
             self._materialise(f, p)
         if eo is not None:
-            _run(self.prog.egress, p.f, p)
+            run(self.prog.egress, p.f, p)
         else:
             self._record_egress(f0, p)
         return False
@@ -235,19 +230,7 @@ class FrameReplay:
 
     def _traced(self, start: Any, f: list[int], p: Any) -> Outcome | None:
         """Run a pipeline from ``start`` on ``f`` while recording; its outcome if cacheable."""
-        rec = self.rec
-        t = TraceList(f, self.lazy, rec)
-        rec.start(t)
-        try:
-            _run(start, t, PktProxy(p, t, rec))
-            out = None if rec.uncacheable else Outcome(t, rec)
-        except BaseException:
-            rec.uncacheable = True
-            raise
-        finally:
-            rec.active = False
-            for s in t.written:
-                f[s] = unkeyed(list.__getitem__(t, s))
+        t, out = flowcache.traced_run(start, f, p, self.rec, self.lazy)
         self._reads = list(t.reads)
         return out
 
