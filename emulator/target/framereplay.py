@@ -28,6 +28,7 @@ from typing import Any
 from emulator import speedups
 from emulator.target import flowcache
 from emulator.target.flowcache import Outcome, Recorder
+from emulator.target.flowwatch import watch
 from emulator.target.framekeys import (
     KeyNode,
     ParsePath,
@@ -133,7 +134,7 @@ class FrameReplay:
     def __init__(self, program: Any, drop_port: int) -> None:
         self.prog, self.drop_port = program, drop_port
         self.rec = Recorder()
-        flowcache._watch(program, self.rec)
+        watch(program, self.rec)
         layout = program.layout
         self.lazy = frozenset(layout.std[k] for k in flowcache.LAZY_FIELDS)
         self.hdr_slots = {
