@@ -4,6 +4,7 @@ slow path; hits really skip it; control-plane writes flush."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from emulator.control import FabricConfig, FabricController
+from emulator.control.config import LbMode
 from emulator.p4c import compile_file
 from emulator.target import framereplay
 from emulator.target.ops import apply_ops
@@ -25,8 +27,8 @@ LEAF = "rtsw0"
 PORTS = [p.number for p in TOPO.switch(LEAF).ports]
 
 
-def _roce() -> tuple[dict[str, Any], list[Any], list[bytes]]:
-    ctl = FabricController(TOPO, FabricConfig(lb_mode="eecmp"))
+def _roce() -> tuple[dict[str, Any], Sequence[Any], list[bytes]]:
+    ctl = FabricController(TOPO, FabricConfig(lb_mode=LbMode.EECMP))
     flows = [Flow("10.0.0.1", "10.0.1.1", 49152, 0x11), Flow("10.0.0.2", "10.0.1.2", 50000, 7)]
     base = [
         roce_frame(f, "02:00:00:00:00:01", "02:00:00:00:01:01", dscp=d, ttl=t, opcode=op)
@@ -37,7 +39,7 @@ def _roce() -> tuple[dict[str, Any], list[Any], list[bytes]]:
     return compile_file(str(ROOT / "p4" / "roce_fabric.p4")), ctl.switch_ops(LEAF), base
 
 
-def _ib() -> tuple[dict[str, Any], list[Any], list[bytes]]:
+def _ib() -> tuple[dict[str, Any], Sequence[Any], list[bytes]]:
     from emulator.ib.commands import IbSwitchConfig, switch_ops
     from emulator.ib.fabric import _routing
     from emulator.traffic.roce import encode_transport
@@ -178,10 +180,13 @@ def test_control_plane_write_flushes(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(framereplay, "ADMIT", 1)
     frame = PROGRAMS["roce"][2][0]
     clocks = Clock(), Clock()
-    fast, slow = make("roce", True, monkeypatch, clocks[0]), make("roce", False, monkeypatch, clocks[1])
+    fast, slow = (
+        make("roce", True, monkeypatch, clocks[0]),
+        make("roce", False, monkeypatch, clocks[1]),
+    )
     before = drive(fast, clocks[0], [(frame, PORTS[0], True)] * 3)
     assert before == drive(slow, clocks[1], [(frame, PORTS[0], True)] * 3)
-    ctl = FabricController(TOPO, FabricConfig(lb_mode="eecmp"))
+    ctl = FabricController(TOPO, FabricConfig(lb_mode=LbMode.EECMP))
     ops = [op for s in ("ctsw0", "ctsw1") for op in ctl.link_changed(LEAF, s, up=False)[LEAF]]
     for sw in (fast, slow):  # both uplinks down: the cached route must not be replayed
         apply_ops(sw, ops, where=LEAF)
@@ -207,4 +212,6 @@ def test_env_and_unsupported_programs(monkeypatch: pytest.MonkeyPatch) -> None:
     sw = Switch(doc, flow_cache=False)
     assert framereplay.replay_reason(sw.program, doc) == "the parser uses lookahead"
     checksum_reader = {**PROGRAMS["roce"][0], "extra": [["standard_metadata", "checksum_error"]]}
-    assert framereplay.replay_reason(sw.program, checksum_reader) == "the program reads checksum_error"
+    assert (
+        framereplay.replay_reason(sw.program, checksum_reader) == "the program reads checksum_error"
+    )
