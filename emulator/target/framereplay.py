@@ -322,6 +322,11 @@ class FrameReplay:
         eo.valid = tuple(s for s in log.reads if s in shape.valid)
         if not any(s in shape.fields for s in conds.reads):
             eo.csums = self._csums(shape)
+        hdr = self.hdr_slots
+        if eo.csums is not None and all(s in hdr and hdr[s].valid == s for s in conds.reads):
+            # conditions on header validity only: fixed by the shape, decided here once
+            eo.csums = tuple((pl, m, r, None) for pl, m, r, c in eo.csums if c is None or c(f, p))
+            eo.valid = ()
         if eo.csums is not None:  # checksums computed on the patched bytes: nothing to fill
             eo.patch = tuple(shape.fields[s] for s in sorted(patched))
             return
@@ -351,8 +356,11 @@ class FrameReplay:
             for s in eo.valid:
                 f[s] = 1
             buf = bytearray(fr)
-            for place in eo.patch:
-                write_field(buf, place, f[place[0]])
+            for s, a, b, shift, mask, whole in eo.patch:  # write_field, inline
+                if whole:
+                    buf[a:b] = f[s].to_bytes(b - a, "big")
+                else:
+                    write_field(buf, (s, a, b, shift, mask, whole), f[s])
             for place, mask, ranges, cond in eo.csums:
                 if cond is None or cond(f, p):
                     f[place[0]] = v = csum16(b"".join([buf[a:b] for a, b in ranges])) & mask
