@@ -10,10 +10,13 @@ RTO 500 ms, repair after 50 ms:
 * ``ib``: ``fabric: ib``, h0 -> h2 and h1 -> h3 (2 MiB each), rtsw0-ctsw0 down at 1.8 s.
   Prints OpenSM's re-sweep wall time, time to detect (delay + sweep + LFT commands), time
   to repair and the LFT operations installed.
+* ``host_loss``: 2% ``loss`` on h0's link and 2% ``corrupt`` on h1's (RTO 200 ms), h0 -> h2
+  and h1 -> h3 (1 MiB each): the fractions of what h0 / h1 sent that their RNIC processes
+  lost / corrupted, and the ICRC errors at h3 (h1's corrupted frames).
 
 Median [min, max] over the runs::
 
-    sudo .venv/bin/python benchmarks/bench_mininet_faults.py --reps 3 [roce] [ib]
+    sudo .venv/bin/python benchmarks/bench_mininet_faults.py --reps 3 [roce] [ib] [host_loss]
 """
 
 from __future__ import annotations
@@ -52,7 +55,30 @@ CASES: dict[str, dict[str, Any]] = {
                      "size_bytes": 2 << 20},
         "faults": [{"at_ms": 1800, "kind": "link_down", "link": ["rtsw0", "ctsw0"]}],
     },
+    "host_loss": {
+        "workload": {"kind": "fat_flows", "pairs": [["h0", "h2"], ["h1", "h3"]],
+                     "size_bytes": 1 << 20},
+        "rnic": {"chunk_bytes": 16384, "rto_ms": 200},
+        "faults": [
+            {"at_ms": 800, "kind": "loss", "link": ["h0", "rtsw0"], "probability": 0.02,
+             "for_ms": 25000},
+            {"at_ms": 800, "kind": "corrupt", "link": ["h1", "rtsw0"], "probability": 0.02,
+             "for_ms": 25000},
+        ],
+    },
 }  # fmt: skip
+
+
+def _host_loss(out: Any) -> dict[str, float]:
+    """What h0 / h1 lost / corrupted of what they sent, and the ICRC errors at h3."""
+    h = out.result.hosts
+    return {
+        "h0_lost_fraction": h["h0"]["impaired_lost"] / h["h0"]["tx_pkts"],
+        "h1_corrupted_fraction": h["h1"]["impaired_corrupted"] / h["h1"]["tx_pkts"],
+        "h1_corrupted": h["h1"]["impaired_corrupted"],
+        "h3_icrc_errors": h["h3"]["icrc_errors"],
+        "flows_done_ms": max(f.end_ns for f in out.result.flows) / 1e6,
+    }
 
 
 def one(case: str, rep: int, tmp: Path) -> dict[str, float]:
@@ -65,6 +91,8 @@ def one(case: str, rep: int, tmp: Path) -> dict[str, float]:
         print(f"  {case} run {rep}: failed or incomplete ({out.error})")
         return {}
     per = f["faults"]
+    if case == "host_loss":
+        return _host_loss(out)
     if case == "roce":
         return {
             "idle_fault_retransmissions": per[0]["retransmissions"],
