@@ -14,6 +14,9 @@ process's ``set_port_impair``). The runtime writes the setting to the process's 
 file and sends it ``SIGHUP``; the process reads it before its next frame::
 
     {"fault": 1, "mode": "loss" | "corrupt" | "off", "probability": 0.05, "seed": 123}
+
+As on a virtual link, one impairment acts at a time: a newer fault's replaces it, and
+"off" ends only the fault's own.
 """
 
 from __future__ import annotations
@@ -92,11 +95,13 @@ class HostImpair:
             d = json.loads(Path(self.path).read_text())
         except (OSError, ValueError):
             return
-        if self.current is not None:
-            self.current.active = False
-            self.current = None
+        fault = int(d.get("fault", -1))
+        if d.get("mode") == "off":  # only its own impairment (a later fault's replaced it)
+            if self.current is not None and self.current.fault == fault:
+                self.current.active = False
+                self.current = None
+            return
         if d.get("mode") in ("loss", "corrupt"):
-            fault = int(d["fault"])
             imp = Impairment(d["mode"], float(d["probability"]), random.Random(d["seed"]), fault)
             old = self.by_fault.get(fault)
             if old is not None:  # the same fault again: keep counting on

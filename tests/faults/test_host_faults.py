@@ -79,6 +79,9 @@ def test_host_impair_follows_the_impair_file_per_fault(tmp_path: Path) -> None:
     imp.on_signal(signal.SIGHUP, None)
     bad = [f for f in (imp(frame) for _ in range(100)) if f != frame]
     assert bad and all(f is not None and f[:HEADERS] == frame[:HEADERS] for f in bad)
+    write_impair(path, 2, "off", 0.0, 0)  # fault 2's end: fault 3's corruption stays
+    imp.on_signal(signal.SIGHUP, None)
+    assert imp.current is not None and imp.current.fault == 3
     write_impair(path, 3, "off", 0.0, 0)
     imp.on_signal(signal.SIGHUP, None)
     assert all(imp(frame) == frame for _ in range(50))

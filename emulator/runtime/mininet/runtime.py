@@ -118,6 +118,7 @@ class MininetRuntime(LinkEventSource):
         self._collected = False
         self._sampler: KernelSampler | None = None
         self._capture: UplinkCapture | None = None
+        self._host_impair: dict[str, int | None] = {}  # host -> fault impairing what it sends
 
     # -- lifecycle -----------------------------------------------------------------------
 
@@ -362,7 +363,12 @@ class MininetRuntime(LinkEventSource):
 
     def impair_host(self, host: str, fault: int, mode: str, probability: float, seed: int) -> None:
         """The host end of a loss / corrupt fault: ``host``'s RNIC process impairs the data
-        frames it sends (``mode`` "off": stops); a host running no RNIC process is noted."""
+        frames it sends (``mode`` "off": stops, unless a later fault's replaced it; the
+        impair file always holds the latest setting, so signals that arrive together lose
+        nothing); a host running no RNIC process is noted."""
+        if mode == "off" and self._host_impair.get(host) != fault:
+            return  # a later fault's impairment replaced it (the file holds the latest)
+        self._host_impair[host] = None if mode == "off" else fault
         procs = [p for procs in self._procs if (p := procs.get(host)) and p.poll() is None]
         if procs:
             write_impair(impair_file(self.fabric.run_dir / f"rnic-{host}.json"), fault, mode,
