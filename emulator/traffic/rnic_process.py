@@ -163,7 +163,8 @@ def udp_sink(ip: str) -> socket.socket | None:
 
 
 def send_frame(sock: socket.socket, frame: bytes, retries: int = 50) -> bool:
-    """Send one frame, retrying briefly while the device queue is full; False if dropped."""
+    """Send one frame, retrying briefly while the device queue is full; False if dropped
+    (also while the host's link is down: lost like on a dead wire)."""
     for _ in range(retries):
         try:
             sock.send(frame)
@@ -171,6 +172,8 @@ def send_frame(sock: socket.socket, frame: bytes, retries: int = 50) -> bool:
         except (BlockingIOError, InterruptedError):
             select.select([], [sock], [], 0.001)
         except OSError as exc:
+            if exc.errno in (errno.ENETDOWN, errno.ENXIO):
+                return False
             if exc.errno != errno.ENOBUFS:
                 raise
             time.sleep(0.0005)
@@ -315,6 +318,10 @@ def _drain(loop: _Loop, sock: socket.socket, link: HostLink, nic: Rnic) -> None:
         try:
             frame, addr = sock.recvfrom(65535)
         except BlockingIOError:
+            return
+        except OSError as exc:  # the link went down (reported once): nothing to receive
+            if exc.errno not in (errno.ENETDOWN, errno.ENXIO):
+                raise
             return
         if addr[2] == PACKET_OUTGOING:
             continue

@@ -10,6 +10,7 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -132,3 +133,23 @@ def test_a_repair_belongs_to_the_last_injected_change_of_its_link() -> None:
     assert _cause(events, ev) == 0
     assert _cause(events, SimpleNamespace(a="a", b="b", up=False, t_ns=310)) == 2
     assert _cause(events, SimpleNamespace(a="a", b="c", up=False, t_ns=310)) == -1
+
+
+def test_a_down_link_loses_frames_instead_of_killing_the_process() -> None:
+    """ENETDOWN on the packet socket (the host's link went down) is a lost frame when
+    sending and nothing to read when receiving; other errors still surface."""
+    import errno
+
+    from emulator.traffic.rnic_process import _drain, _Loop, send_frame
+
+    def fail(err: int) -> Any:
+        def raise_(*_a: object) -> None:
+            raise OSError(err, "x")
+
+        return SimpleNamespace(send=raise_, recvfrom=raise_)
+
+    assert send_frame(fail(errno.ENETDOWN), b"f") is False
+    loop = _Loop(deadline=1, start_at=0, max_packets=1, linger_ns=0)
+    _drain(loop, fail(errno.ENETDOWN), None, None)  # type: ignore[arg-type]
+    with pytest.raises(OSError):
+        send_frame(fail(errno.EPERM), b"f")

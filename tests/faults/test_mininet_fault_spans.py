@@ -140,3 +140,26 @@ def test_ib_link_failure_resweeps_and_recovers_on_mininet(tmp_path: Path) -> Non
     print(f"IB on Mininet: resweep {rep['resweep_s']} s, detect {f['time_to_detect_ms']} ms, "
           f"repair {f['time_to_repair_ms']} ms, {rep['operations']} LFT ops, "
           f"{r.faults['retransmissions']} retransmissions")  # fmt: skip
+
+
+@pytest.mark.parametrize("fabric", ["roce", pytest.param("ib", marks=pytest.mark.ib)])
+def test_a_busy_hosts_link_fails_and_comes_back(tmp_path: Path, fabric: str) -> None:
+    """h0's own link goes down for 300 ms mid-transfer: its RNIC process sees ENETDOWN
+    (once, on its packet socket, then on every send) and carries on, its frames lost as on a
+    dead wire; go-back-N resends them once the link is back (IB: the HCA's credits
+    resynchronise from the switch's FCPs, IBTA's ABR adjustment) and the flow finishes."""
+    faults = [
+        {"at_ms": 2000, "kind": "link_down", "link": ["h0", "rtsw0"]},
+        {"at_ms": 2300, "kind": "link_up", "link": ["h0", "rtsw0"]},
+    ]
+    work = {"kind": "fat_flows", "pairs": [["h0", "h2"]], "size_bytes": 4 << 20}
+    extra = {"fabric": "ib"} if fabric == "ib" else {}
+    out = run(tmp_path, faults=faults, rnic=RNIC, workload=work, runtime="mininet",
+              duration_ms=40000, switch=SWITCH, **extra)  # fmt: skip
+    r = out.result
+    assert out.error is None, out.error
+    assert r.meta.complete, r.meta.incomplete_reason  # h0's process survived the outage
+    down, up = r.faults["faults"] if r.faults else ({}, {})
+    assert r.flows[0].start_ns < 2_000_000_000 < 2_300_000_000 < r.flows[0].end_ns
+    assert r.hosts["h0"]["retransmitted_pkts"] >= 1  # what died on the wire was resent
+    assert down["retransmissions"] + up["retransmissions"] >= 1
