@@ -21,7 +21,7 @@ from emulator.p4c.frontend.values import RV, Const, ObjRef, to_data
 from emulator.p4c.lowering.context import Ctx
 from emulator.p4c.lowering.effect_order import effect_order
 from emulator.p4c.lowering.exprs import const_eval, lower, scalar
-from emulator.p4c.lowering.stmts import cond_json, lower_block, lower_stmt
+from emulator.p4c.lowering.stmts import cond_json, exits, lower_block, lower_stmt
 from emulator.p4c.lowering.tables import TableBuilder, cp_name, simple_key
 from emulator.p4c.lowering.value_switch import value_switch
 
@@ -149,9 +149,14 @@ class ControlLowering:
                 return ir
             else:
                 ctx.prims = run
+                before = len(run)
                 lower_stmt(s, ctx)
                 if run and not run_pos:
                     run_pos.append(s.pos)
+                if exits(run, before, s.pos):  # a call of an exiting action: nothing after
+                    flush()  # it runs (BMv2 would run the rest of its synthesized action)
+                    ir.append(("exit",))
+                    return ir
         flush()
         return ir
 
