@@ -12,6 +12,7 @@ from rich.table import Table
 from emulator.cli.display import console
 from emulator.scenario.dist_report import ordered_metrics, write_distribution_report
 from emulator.scenario.distributions import METHOD, PROPORTION_METHOD, Summary
+from emulator.scenario.paired import METRIC, paired_slowdowns
 from emulator.scenario.seeds import by_variant, collect, expand, parse_seeds, variant_summaries
 from emulator.sweep import RunDone, RunRequest, make_executor
 from emulator.sweep.progress import run_all
@@ -32,6 +33,7 @@ SHOWN = (
     "qp_errors",
     "completed",
     "step_ms",
+    "slowdown_vs_nofault",
     "dp_ms",
     "cross_zone_bytes_per_step",
 )
@@ -104,6 +106,8 @@ def report_distributions(done: Sequence[RunDone], outdir: Path, title: str) -> i
         return 1
     groups = by_variant(finished)
     summaries = {label: variant_summaries(runs) for label, runs in groups.items()}
+    for label, slowdown in paired_slowdowns(groups).items():
+        summaries[label][METRIC] = slowdown
     console.print(f"[bold]{title}[/]: {len(finished)} of {len(done)} runs finished")
     console.print(distribution_table(summaries))
     console.print(f"{METHOD}; p_no_collision: {PROPORTION_METHOD}")

@@ -7,8 +7,10 @@
 :class:`LiveIbSubnet` is :class:`emulator.ib.subnet.IbSubnet` with ibsim's console on a pipe,
 so links can be cut and restored while it runs, and OpenSM can sweep again. LFT entries are
 kept by handle (BMv2 numbers a table's entries from 0 in insertion order, as the run's
-commands added them: ``emulator.ib.commands.switch_commands``). Adaptive-routing port sets
-are not repaired (static LFTs only).
+commands added them: ``emulator.ib.commands.switch_commands``). With adaptive routing the
+AR port sets follow too (``emulator.ib.commands.ar_diff``: the ports of a dead link leave
+every group, a restored link's come back), as a real SM with AR reprograms the switches' AR
+groups in the same sweep.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from emulator.control.live import LinkEvent
+from emulator.ib.commands import ArGroups, ar_diff, equal_cost_ports
 from emulator.ib.netfile import ib_port
 from emulator.ib.routing import IbRouting
 from emulator.ib.subnet import IbRoutingError, IbSubnet, SmOptions
@@ -94,26 +97,36 @@ class IbRepairRecord:
     switches: tuple[str, ...]
     commands: int
     sweep_s: float
+    #: AR register writes among ``commands`` (0 without adaptive routing)
+    ar_writes: int = 0
 
 
 @dataclass
 class IbRepair:
     """Hears the runtime's link events; re-sweeps with OpenSM after the detection delay and
-    installs the LFT differences (the InfiniBand counterpart of the live controller)."""
+    installs the LFT differences and, with adaptive routing, the AR port-set differences
+    (the InfiniBand counterpart of the live controller)."""
 
     subnet: LiveIbSubnet
     opts: SmOptions
     runtime: Any
     detection_delay_ns: int = 0
+    #: the run's switches use adaptive routing: repair their AR port sets too
+    adaptive: bool = False
     routing: IbRouting | None = None
     handles: dict[str, dict[int, int]] = field(default_factory=dict)
     repairs: list[IbRepairRecord] = field(default_factory=list)
+    #: node pairs whose links are down (as the SM last saw them) and the AR groups installed
+    down: set[frozenset[str]] = field(default_factory=set)
+    ar_groups: ArGroups = field(default_factory=dict)
 
     def start(self) -> None:
         """The first sweep (the LFTs the run was programmed with: ftree is deterministic);
         from now on every link event of the runtime reaches :meth:`on_link_event`."""
         self.routing, _ = self.subnet.sweep(self.opts)
         self.handles = lft_handles(self.routing)
+        if self.adaptive:
+            self.ar_groups = equal_cost_ports(self.subnet.topo, self.routing)
         self.runtime.subscribe(self)
 
     def on_link_event(self, event: LinkEvent) -> None:
@@ -133,5 +146,29 @@ class IbRepair:
             if lines:
                 diffs[sw] = lines
         self.routing = new
+        ar = self._repair_ar(event, new)
+        for sw, lines in ar.items():
+            diffs.setdefault(sw, []).extend(lines)
         n = sum(len(v) for v in diffs.values())
-        self.repairs.append(IbRepairRecord(event, at_ns, tuple(sorted(diffs)), n, secs))
+        n_ar = sum(len(v) for v in ar.values())
+        self.repairs.append(IbRepairRecord(event, at_ns, tuple(sorted(diffs)), n, secs, n_ar))
+
+    def _repair_ar(self, event: LinkEvent, routing: IbRouting) -> dict[str, list[str]]:
+        """Install the AR port-set changes of ``event``; switch -> command lines."""
+        pair = frozenset((event.a, event.b))
+        if event.up:
+            self.down.discard(pair)
+        else:
+            self.down.add(pair)
+        if not self.adaptive:
+            return {}
+        new = equal_cost_ports(self.subnet.topo, routing, self.down)
+        out = {}
+        for sw, groups in new.items():
+            lines = [op.cli() for op in ar_diff(self.ar_groups.get(sw, {}), groups)]
+            for line in lines:
+                self.runtime.switch_cli(sw, line)
+            if lines:
+                out[sw] = lines
+        self.ar_groups = new
+        return out

@@ -112,9 +112,13 @@ def repairs(session: FaultSession) -> list[dict[str, Any]]:
     for r in getattr(session.controller, "repairs", []):
         ops = {sw: v for sw, v in r.ops.items() if v}
         out.append(_repair_row(cause, r.event, r.at_ns, sorted(ops), sum(map(len, ops.values()))))
-    for r in session.ib_repair.repairs if session.ib_repair else []:
+    ib = session.ib_repair
+    for r in ib.repairs if ib else []:
         row = _repair_row(cause, r.event, r.at_ns, list(r.switches), r.commands)
-        out.append(row | {"resweep_s": round(r.sweep_s, 4)})
+        row["resweep_s"] = round(r.sweep_s, 4)
+        if ib is not None and ib.adaptive:
+            row["ar_writes"] = r.ar_writes
+        out.append(row)
     return out
 
 

@@ -42,6 +42,7 @@ class FaultSession:
     #: InfiniBand: OpenSM options of the re-sweeps and the detection delay (ns)
     ib_options: SmOptions | None = None
     ib_delay_ns: int = 0
+    ib_adaptive: bool = False
     injector: FaultInjector | None = None
     ib_repair: IbRepair | None = None
     clock: Scheduler | None = None
@@ -67,6 +68,7 @@ class FaultSession:
             round(wd * 1e6) if wd is not None else None,
             ib,
             round(control.detection_delay_us * 1000),
+            sc.fabric == "ib" and sc.ib.adaptive_routing,
         )
 
     def attach(self, rt: Any) -> None:
@@ -81,7 +83,9 @@ class FaultSession:
         if self.ib_options is not None and any(f.target != "host" for f in self.faults):
             subnet = LiveIbSubnet(self.topo)
             subnet.__enter__()
-            self.ib_repair = IbRepair(subnet, self.ib_options, rt, self.ib_delay_ns)
+            self.ib_repair = IbRepair(
+                subnet, self.ib_options, rt, self.ib_delay_ns, adaptive=self.ib_adaptive
+            )
             self.ib_repair.start()
         self.injector = FaultInjector(expand(self.faults, self.topo), self.seed)
         self.injector.arm(rt, self.clock)

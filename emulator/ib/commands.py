@@ -5,10 +5,13 @@
 * ``sl2vl``: SL -> VL, ``sl % data_vls``.
 * adaptive routing: for every destination LID, the ports on a shortest path towards the
   LID's owner (``ar_count[DLID]``, ``ar_ports[DLID * 8 + i]``), and ``set_config 1``.
+  After a link change :func:`ar_diff` gives the register writes that take the port sets to
+  the new topology (what a real SM with AR does to the switches' AR groups).
 """
 
 from __future__ import annotations
 
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
 import networkx as nx
@@ -30,18 +33,29 @@ class IbSwitchConfig:
     data_vls: int = 1
 
 
+#: switch -> {DLID: equal-cost ports}
+ArGroups = dict[str, dict[int, tuple[int, ...]]]
+
+
 def equal_cost_ports(
-    topo: ResolvedTopology, routing: IbRouting
-) -> dict[str, dict[int, tuple[int, ...]]]:
-    """switch -> {DLID: ports on a minimum-hop path to the DLID's owner}, for every LID."""
+    topo: ResolvedTopology, routing: IbRouting, down: Collection[frozenset[str]] = ()
+) -> ArGroups:
+    """switch -> {DLID: ports on a minimum-hop path to the DLID's owner}, for every LID,
+    over the links that are up (``down``: node pairs whose links are all down)."""
     g = nx.Graph(topo.graph())
-    out: dict[str, dict[int, tuple[int, ...]]] = {s.name: {} for s in topo.switches}
+    g.remove_edges_from(tuple(pair) for pair in down if len(pair) == 2)
+    out: ArGroups = {s.name: {} for s in topo.switches}
     for dst in routing.base_lids:
         dist = nx.single_source_shortest_path_length(g, dst)
         for s in topo.switches:
-            if s.name == dst:
+            if s.name == dst or s.name not in dist:
                 continue
-            ports = tuple(p.number for p in s.ports if dist.get(p.peer, -1) == dist[s.name] - 1)
+            ports = tuple(
+                p.number
+                for p in s.ports
+                if dist.get(p.peer, -1) == dist[s.name] - 1
+                and frozenset((s.name, p.peer)) not in down
+            )
             for lid in routing.lids(dst):
                 out[s.name][lid] = ports
     return out
@@ -64,13 +78,40 @@ def switch_ops(
             TableAdd("lft", "forward", (lid,), (port,)) for lid, port in sorted(lft.items()) if port
         ]
         for lid, ports in sorted(groups.get(s.name, {}).items()):
-            if len(ports) < 2:
-                continue
-            ports = ports[:AR_MAX]
-            ops.append(RegisterWrite("ar_count", lid, len(ports)))
-            ops += [RegisterWrite("ar_ports", lid * AR_MAX + i, p) for i, p in enumerate(ports)]
+            if len(ports) >= 2:
+                ops += ar_writes(lid, ports)
         out[s.name] = tuple(ops)
     return out
+
+
+def ar_writes(lid: int, ports: tuple[int, ...]) -> list[RegisterWrite]:
+    """The register writes that make ``ports`` the AR group of ``lid`` (fewer than two
+    ports: count 0, the LFT's port is used)."""
+    ports = _effective(ports)
+    ops = [RegisterWrite("ar_count", lid, len(ports))]
+    return ops + [RegisterWrite("ar_ports", lid * AR_MAX + i, p) for i, p in enumerate(ports)]
+
+
+def ar_diff(
+    old: Mapping[int, tuple[int, ...]], new: Mapping[int, tuple[int, ...]]
+) -> list[RegisterWrite]:
+    """Register writes taking one switch's AR groups from ``old`` to ``new``.
+
+    A changed group also clears ``ar_last`` (the port the DLID's last packet took): it may
+    be the dead port, which the program would otherwise keep using while nothing is emptier.
+    """
+    ops: list[RegisterWrite] = []
+    for lid in sorted(set(old) | set(new)):
+        was, now = _effective(old.get(lid, ())), _effective(new.get(lid, ()))
+        if was != now:
+            ops += ar_writes(lid, now)
+            ops.append(RegisterWrite("ar_last", lid, 0))
+    return ops
+
+
+def _effective(ports: tuple[int, ...]) -> tuple[int, ...]:
+    """The group the program uses: the first AR_MAX ports, none when fewer than two."""
+    return ports[:AR_MAX] if len(ports) >= 2 else ()
 
 
 def switch_commands(

@@ -13,14 +13,19 @@ receiver has advertised room for all of it, counted in 64-byte credits (IBTA 7.9
 A switch sender is held back through the traffic manager's ``FlowControl`` protocol
 (:class:`SwitchCredits`); an HCA sender through :class:`HostGate`, its transmit FIFO.
 Time a queue spends blocked with a packet waiting is the sender's stall (measured).
+A data frame the link loses (down, cut in flight, a loss fault) gives its credits back as
+the receiver's next credit update would (at once on a live link, when a dead one comes back
+up), so a restored link is not starved by credits leaked while it was down.
 """
 
 from __future__ import annotations
 
+import functools
 from collections import deque
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from emulator.control.live import LinkEvent
 from emulator.errors import UserError
 from emulator.ib.headers import ETHERTYPE_IB_SHIM
 from emulator.target.flowcontrol import BLOCKED
@@ -175,7 +180,10 @@ class CreditFabric:
         self._by_rx: dict[tuple[str, int], LinkDir] = {}
         self.gates: dict[str, HostGate] = {}
         self._tm_released = False
+        #: credits of frames lost while their link was down: returned when it comes back
+        self._lost: dict[LinkDir, list[tuple[int, int]]] = {}
         self._install()
+        rt.subscribe(self)
 
     def _install(self) -> None:
         rt = self.rt
@@ -191,6 +199,7 @@ class CreditFabric:
                 self.gates[ld.src] = gate
                 rt.hosts[ld.src].link = gate  # type: ignore[assignment]
             ld.deliver = self._receiver(ld)
+            ld.on_lost = functools.partial(self._on_lost, ld)
         for name, box in rt.boxes.items():
             box.tm.add_flow_control(SwitchCredits(box.tm, per_switch[name]))
             box.tm.on_buffer_release = self._on_release(name)
@@ -217,6 +226,24 @@ class CreditFabric:
             box.flush(t)
 
         return to_switch
+
+    def _on_lost(self, ld: LinkDir, frame: bytes) -> None:
+        """A data frame lost on ``ld`` never reaches the receiver's buffer: its credits come
+        back with the receiver's next flow control update, which sets ABR to the sender's
+        FCTBS (IBTA 7.9.4; a dead link's first update after it trains again)."""
+        vl, n = frame_vl(frame), blocks(len(frame))
+        if ld.is_up:
+            self._credit_back(ld, vl, n, self.rt.engine.now)
+        else:
+            self._lost.setdefault(ld, []).append((vl, n))
+
+    def on_link_event(self, event: LinkEvent) -> None:
+        """A link came back: the credits of what it lost while down return to the senders."""
+        if not event.up:
+            return
+        for ld in [ld for ld in self._lost if {ld.src, ld.dst} == {event.a, event.b}]:
+            for vl, n in self._lost.pop(ld):
+                self._credit_back(ld, vl, n, event.t_ns)
 
     def _on_release(self, switch: str) -> Any:
         def release(in_port: int, vl: int, length: int, now: int) -> None:

@@ -25,6 +25,7 @@ from emulator.scenario.distributions import (
     proportion_ci,
     summarize,
 )
+from emulator.scenario.paired import METRIC, paired_slowdowns
 from emulator.scenario.runner import RunOutcome
 from emulator.sweep.request import RunRequest
 
@@ -102,6 +103,7 @@ def collect(done: Sequence[tuple[RunRequest, RunOutcome]], outdir: Path) -> Path
     """Write ``outdir/runs.json``: every run (variant, seed, metrics, passed, folder) and the
     per-variant summaries with the interval methods. Returns its path."""
     groups = by_variant(done)
+    paired = paired_slowdowns(groups)
     doc = {
         "method": {"median": METHOD, "proportion": PROPORTION_METHOD},
         "runs": [
@@ -117,7 +119,9 @@ def collect(done: Sequence[tuple[RunRequest, RunOutcome]], outdir: Path) -> Path
         "summary": {
             label: {
                 name: {"n": s.n, "median": s.median, "low": s.low, "high": s.high}
-                for name, s in variant_summaries(runs).items()
+                for name, s in (
+                    variant_summaries(runs) | ({METRIC: paired[label]} if label in paired else {})
+                ).items()
             }
             for label, runs in groups.items()
         },

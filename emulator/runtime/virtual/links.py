@@ -60,6 +60,7 @@ class LinkDir:
         "impair",
         "is_up",
         "kind",
+        "on_lost",
         "packets",
         "pcap_in",
         "pcap_out",
@@ -113,6 +114,9 @@ class LinkDir:
         #: fault injection (emulator.target.impair): data frame -> frame (maybe altered) or
         #: None (lost, counted in ``dropped``); None = a clean link
         self.impair: Callable[[bytes], bytes | None] | None = None
+        #: told of every data frame the link loses (down, cut in flight, impaired): the IB
+        #: credit accounts give its credits back as IBTA's ABR re-synchronisation does
+        self.on_lost: Callable[[bytes], None] | None = None
 
     @property
     def name(self) -> str:
@@ -141,12 +145,12 @@ class LinkDir:
             if pfc:
                 self.dropped_pfc += 1
             else:
-                self.dropped += 1
+                self._lose(frame)
             return ser
         if self.impair is not None and not pfc:
             impaired = self.impair(frame)
             if impaired is None:
-                self.dropped += 1
+                self._lose(frame)
                 return ser
             frame = impaired
         self._wire.append(frame)
@@ -174,11 +178,18 @@ class LinkDir:
         pfc = sum(1 for f in self._wire if f[12:14] == MAC_CONTROL)
         return len(self._wire) - pfc, pfc
 
+    def _lose(self, frame: bytes) -> None:
+        self.dropped += 1
+        if self.on_lost is not None:
+            self.on_lost(frame)
+
     def fail(self) -> None:
         """Take the direction down; frames in flight are lost (counted)."""
-        data, pfc = self.in_flight()
-        self.dropped += data
-        self.dropped_pfc += pfc
+        for frame in self._wire:
+            if frame[12:14] == MAC_CONTROL:
+                self.dropped_pfc += 1
+            else:
+                self._lose(frame)
         self._wire.clear()
         self.epoch += 1
         self.is_up = False
