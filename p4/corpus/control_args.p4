@@ -5,8 +5,9 @@
  * still written back), an `exit` in the callee (written back before leaving; the caller's
  * later statements do not run); a control applied by its type name (`Outer.apply(...)`,
  * instantiated implicitly) whose local instance gets another control as a constructor
- * argument (`Twice(b) t`, `control bump_t(...)` as the parameter's type).
- * Packet: Ethernet (0x88B5) + args_t {m, p, q, r, s, t, u}.
+ * argument (`Twice(b) t`, `control bump_t(...)` as the parameter's type); an out header
+ * argument starts invalid in the callee, though the caller's header is valid.
+ * Packet: Ethernet (0x88B5) + args_t {m, p, q, r, s, t, u} + out_t {v}.
  */
 #include <core.p4>
 #include <v1model.p4>
@@ -22,9 +23,14 @@ header args_t {
     bit<8> u;
 }
 
+header out_t {
+    bit<8> v;
+}
+
 struct headers_t {
     ethernet_t ethernet;
     args_t     x;
+    out_t      o;
 }
 
 struct meta_t { }
@@ -34,6 +40,7 @@ parser MyParser(packet_in pkt, out headers_t hdr, inout meta_t meta,
     state start {
         pkt.extract(hdr.ethernet);
         pkt.extract(hdr.x);
+        pkt.extract(hdr.o);
         transition accept;
     }
 }
@@ -74,6 +81,17 @@ control IncExit(inout bit<8> a, in bit<8> b) {
     }
 }
 
+control Fresh(out out_t h) {
+    apply {
+        if (h.isValid()) {
+            h.v = 8w0xbb;
+        } else {
+            h.setValid();
+            h.v = 8w0xaa;
+        }
+    }
+}
+
 control bump_t(inout bit<8> v);
 
 control Bump(inout bit<8> v) {
@@ -103,6 +121,7 @@ control MyIngress(inout headers_t hdr, inout meta_t meta, inout standard_metadat
     Inc2() inc2;
     Ret() ret;
     IncExit() ie;
+    Fresh() fresh;
 
     apply {
         std.egress_spec = 1;
@@ -111,6 +130,7 @@ control MyIngress(inout headers_t hdr, inout meta_t meta, inout standard_metadat
         add2.apply(hdr.x.r, hdr.x.r + 8w1);
         ret.apply(hdr.x.s, hdr.x.s);
         Outer.apply(hdr.x.t);
+        fresh.apply(hdr.o);
         ie.apply(hdr.x.u, hdr.x.u);
         hdr.x.m = 8w0xee;
     }
@@ -126,6 +146,7 @@ control MyDeparser(packet_out pkt, in headers_t hdr) {
     apply {
         pkt.emit(hdr.ethernet);
         pkt.emit(hdr.x);
+        pkt.emit(hdr.o);
     }
 }
 

@@ -6,7 +6,8 @@ Arguments are bound directly (as p4c's output does) unless two of them share sto
 one of them ``inout``/``out`` (``c.apply(x, x)``, ``c.apply(hdr, hdr.eth)``): then every
 ``inout``/``out`` argument gets storage of its own, copied in (``inout``) before the body and
 written back left to right after it, so the callee sees P4's values. An ``in`` argument that
-is an expression is evaluated once, into a temporary, before the body.
+is an expression is evaluated once, into a temporary, before the body; the headers of an
+``out`` argument start invalid.
 """
 
 from __future__ import annotations
@@ -77,10 +78,27 @@ def bind_apply_args(ctx: Ctx, sctx: Ctx, decl: A.ControlDecl, call: A.Call) -> A
                 assign_value(storage, v, ctx, pos)
             res.copies.append((v, storage, pos))
             v = storage
+        if p.direction == "out":
+            _invalidate(ctx, v, pos)
         sctx.scope.bind(p.name, v)
     res.copy_in = ctx.prims
     ctx.prims = saved
     return res
+
+
+def _invalidate(ctx: Ctx, v: Value, pos: Pos) -> None:
+    """An ``out`` parameter's headers start invalid (P4 leaves other fields undefined)."""
+    if isinstance(v, HeaderRef) and v.dyn is None:
+        ctx.emit("remove_header", [v.json()], pos)
+    elif isinstance(v, StackRef):
+        for e in v.elems:
+            _invalidate(ctx, e, pos)
+    elif isinstance(v, StructRef):
+        for f in v.fields.values():
+            _invalidate(ctx, f, pos)
+    elif isinstance(v, UnionRef):
+        for m in v.members.values():
+            _invalidate(ctx, m, pos)
 
 
 def _storage_for(ctx: Ctx, name: str, v: Value, t: Any, pos: Pos) -> Value:
