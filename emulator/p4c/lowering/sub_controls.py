@@ -19,17 +19,9 @@ from typing import Any
 from emulator.p4c.diagnostics import CompileError, Pos
 from emulator.p4c.frontend import ast as A
 from emulator.p4c.frontend import types as T
+from emulator.p4c.frontend import values as V
 from emulator.p4c.frontend.decls import resolve_type
-from emulator.p4c.frontend.values import (
-    RV,
-    HeaderRef,
-    ListV,
-    ObjRef,
-    StackRef,
-    StructRef,
-    UnionRef,
-    Value,
-)  # fmt: skip
+from emulator.p4c.frontend.values import RV, HeaderRef, ListV, ObjRef, Value
 from emulator.p4c.lowering.context import Ctx
 from emulator.p4c.lowering.exprs import const_eval, lower
 from emulator.p4c.lowering.stmts import assign_value, exit_in
@@ -90,13 +82,13 @@ def _invalidate(ctx: Ctx, v: Value, pos: Pos) -> None:
     """An ``out`` parameter's headers start invalid (P4 leaves other fields undefined)."""
     if isinstance(v, HeaderRef) and v.dyn is None:
         ctx.emit("remove_header", [v.json()], pos)
-    elif isinstance(v, StackRef):
+    elif isinstance(v, V.StackRef):
         for e in v.elems:
             _invalidate(ctx, e, pos)
-    elif isinstance(v, StructRef):
+    elif isinstance(v, V.StructRef):
         for f in v.fields.values():
             _invalidate(ctx, f, pos)
-    elif isinstance(v, UnionRef):
+    elif isinstance(v, V.UnionRef):
         for m in v.members.values():
             _invalidate(ctx, m, pos)
 
@@ -104,7 +96,7 @@ def _invalidate(ctx: Ctx, v: Value, pos: Pos) -> None:
 def _storage_for(ctx: Ctx, name: str, v: Value, t: Any, pos: Pos) -> Value:
     if isinstance(v, RV):
         return ctx.temp(t, pos, name)
-    if isinstance(v, HeaderRef | StructRef | StackRef | UnionRef):
+    if isinstance(v, HeaderRef | V.StructRef | V.StackRef | V.UnionRef):
         return ctx.env.allocate(ctx.env.unique(f"{name}_copy"), t, pos)
     raise CompileError(pos, f"cannot copy an argument of type {v.type.show()}")
 
@@ -138,12 +130,12 @@ def _fields(v: Value) -> set[tuple[str, str | None]]:
         return set(_json_fields(v.json))
     if isinstance(v, HeaderRef):
         return {ANY} if v.dyn is not None else {(v.name, None)}
-    if isinstance(v, StackRef):
+    if isinstance(v, V.StackRef):
         return {(e.name, None) for e in v.elems} | {(v.name, None)}
-    if isinstance(v, UnionRef):
+    if isinstance(v, V.UnionRef):
         return {(m.name, None) for m in v.members.values()} | {(v.name, None)}
-    if isinstance(v, StructRef | ListV):
-        items = v.fields.values() if isinstance(v, StructRef) else v.items
+    if isinstance(v, V.StructRef | ListV):
+        items = v.fields.values() if isinstance(v, V.StructRef) else v.items
         return {x for item in items for x in _fields(item)}
     return set()
 
