@@ -29,6 +29,7 @@ import argparse
 import os
 import resource
 import statistics
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -223,6 +224,38 @@ def flagship(repeat: int) -> None:
     )
 
 
+def flagship_cli(repeat: int, tree: Path) -> None:
+    """CPU seconds (children) of ``fabemu run`` of the flagship's four variants, each a new
+    process as a user runs it (imports, compile, deploy, run, result.json and the HTML
+    report), speed-ups off and on, interleaved; ``tree``: the checkout whose code runs."""
+    import subprocess
+    import tempfile
+
+    cpu: dict[str, list[float]] = {"0": [], "1": []}
+    with tempfile.TemporaryDirectory() as tmp:
+        # the compile cache starts empty: the first "on" run fills it
+        env = {"PYTHONPATH": str(tree), "FABEMU_STATE_DIR": f"{tmp}/s", "FABEMU_CACHE_DIR": tmp}
+        for r in range(repeat):
+            for mode in ("0", "1"):
+                set_mode(mode)
+                mode_env = {**os.environ, **env}
+                before = resource.getrusage(resource.RUSAGE_CHILDREN)
+                for i, ov in enumerate(FLAGSHIP_VARIANTS):
+                    sets = [a for k, v in ov.items() for a in ("--set", f"{k}={v}")]
+                    out = f"{tmp}/{r}-{mode}-{i}"
+                    cmd = [sys.executable, "-m", "emulator", "run", str(FLAGSHIP), "--out", out]
+                    subprocess.run(  # cwd: not this checkout (``-m`` imports from cwd first)
+                        [*cmd, *sets], env=mode_env, check=True, capture_output=True, cwd=tmp
+                    )
+                after = resource.getrusage(resource.RUSAGE_CHILDREN)
+                used = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+                cpu[mode].append(used)
+    off, on = statistics.median(cpu["0"]), statistics.median(cpu["1"])
+    print(
+        f"{'fabemu run flagship x4':<26}   off {off:8.2f} CPU s   on {on:8.2f} CPU s   ratio {off / on:.2f}"
+    )
+
+
 def main() -> int:
     """Run every case ``--repeat`` times each way; print medians and the ratio."""
     ap = argparse.ArgumentParser(description=__doc__)
@@ -231,11 +264,16 @@ def main() -> int:
     ap.add_argument("--big", action="store_true", help="only the 1,024-host case, for RSS")
     ap.add_argument("--flagship", action="store_true", help="only the flagship scenario")
     ap.add_argument("--flowcache", action="store_true", help="decision cache on when fast")
+    ap.add_argument("--cli", action="store_true", help="only the flagship via `fabemu run`")
+    ap.add_argument("--tree", type=Path, default=PROGRAM.parents[1], help="code for --cli")
     args = ap.parse_args()
     global FLOWCACHE
     FLOWCACHE = args.flowcache
     if args.flagship:
         flagship(args.repeat)
+        return 0
+    if args.cli:
+        flagship_cli(args.repeat, args.tree.resolve())
         return 0
     prog = compile_file(str(PROGRAM))
     print(

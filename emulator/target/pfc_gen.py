@@ -59,7 +59,8 @@ class PfcGenerator:
         self._speed: dict[int, float] = {}
         self._mac: dict[int, bytes] = {}
         self._state: dict[tuple[int, int], _ClassGen] = {}
-        self._out: dict[int, deque[bytes]] = {}
+        #: port -> generated PFC frames waiting to be sent (``pop_frame`` takes them)
+        self.frames: dict[int, deque[bytes]] = {}
 
     def configure(self, port: int, thresholds: PfcThresholds | None) -> None:
         """Generate PFC for frames arriving on ``port`` (None: stop generating)."""
@@ -86,7 +87,7 @@ class PfcGenerator:
         vec = [0] * PFC_CLASSES
         vec[cls] = quanta
         frame = encode_pfc(self._mac.get(port, default_mac(port)), 1 << cls, vec)
-        self._out.setdefault(port, deque()).append(frame)
+        self.frames.setdefault(port, deque()).append(frame)
 
     def _check(self, port: int, cls: int, now: int) -> None:
         cfg = self._cfg.get(port)
@@ -118,11 +119,11 @@ class PfcGenerator:
 
     def pending_ports(self) -> list[int]:
         """Ports with PFC frames waiting to be sent."""
-        return [p for p, q in self._out.items() if q]
+        return [p for p, q in self.frames.items() if q]
 
     def pop_frame(self, port: int) -> bytes | None:
         """Next PFC frame to send out of ``port``, or None."""
-        q = self._out.get(port)
+        q = self.frames.get(port)
         return q.popleft() if q else None
 
     def occupancy(self, port: int, priority: int) -> int:

@@ -20,6 +20,7 @@ from emulator.p4c.frontend.values import (
     StackRef,
     StructRef,
     UnionRef,
+    UnionStackRef,
     Value,
     expr_json,
     hexv,
@@ -152,19 +153,22 @@ def _method(ctx: Ctx, call: A.Call, base: Value, name: str, pos: Pos) -> Value:
                 boolean=True,
             )
         raise CompileError(pos, f"header_union has no method '{name}'")
-    if isinstance(base, StackRef):
+    if isinstance(base, StackRef | UnionStackRef):
         if name in ("push_front", "pop_front"):
             (n,) = args_of(call, ["count"], pos, name)
             cnt = lower(n, ctx)
             if not isinstance(cnt, Const):
                 raise CompileError(n.pos, f"{name} needs a constant count")
+            kind = "header_stack" if isinstance(base, StackRef) else "header_union_stack"
             ctx.emit(
                 "push" if name == "push_front" else "pop",
-                [{"type": "header_stack", "value": base.name}, hexv(cnt.value)],
+                [{"type": kind, "value": base.name}, hexv(cnt.value)],
                 pos,
             )
             return VOID
         raise CompileError(pos, f"header stack has no method '{name}'")
+    if isinstance(base, ObjRef) and base.kind in ("stack_next", "union_stack_member"):
+        raise CompileError(pos, f"'.next' of a stack is only an extract target, not '{name}'")
     if isinstance(base, ObjRef):
         return ctx.architecture(pos).extern_method(ctx, call, base, name, pos)
     raise CompileError(pos, f"value of type {base.type.show()} has no method '{name}'")

@@ -22,6 +22,7 @@ from emulator.p4c.frontend.values import (
     StackRef,
     StructRef,
     UnionRef,
+    UnionStackRef,
     Value,
     expr_json,
     hexv,
@@ -214,6 +215,9 @@ def assign_value(target: Value, v: Value, ctx: Ctx, pos: Pos, lpos: Pos | None =
     elif isinstance(target, StackRef) and isinstance(v, StackRef):
         stacks = [{"type": "header_stack", "value": x.name} for x in (target, v)]
         ctx.emit("assign_header_stack", stacks, pos)
+    elif isinstance(target, UnionStackRef) and isinstance(v, UnionStackRef):
+        stacks = [{"type": "header_union_stack", "value": x.name} for x in (target, v)]
+        ctx.emit("assign_union_stack", stacks, pos)
     elif isinstance(target, UnionRef) and isinstance(v, UnionRef):
         unions = [{"type": "header_union", "value": x.name} for x in (target, v)]
         ctx.emit("assign_union", unions, pos)
