@@ -18,9 +18,9 @@ unoptimised path) and with the defaults (:mod:`emulator.speedups`: specialised t
 nodes, lazy sampler, ...), interleaved, in this one process; the table shows medians and
 the ratio fast / unoptimised hops per CPU second (CPU time of this process, less disturbed
 than wall time by other load on a shared machine). ``--flowcache`` also turns the decision
-cache on in the fast runs.
+cache on in the fast runs, ``--replay`` the whole-switch replay (target/framereplay.py).
 
-    .venv/bin/python benchmarks/bench_virtual.py [--repeat 3] [--quick] [--big]
+    .venv/bin/python benchmarks/bench_virtual.py [--repeat 3] [--quick] [--big] [--replay]
 """
 
 from __future__ import annotations
@@ -172,6 +172,7 @@ def big_case(prog: dict[str, Any]) -> tuple[str, RunPlan, dict[str, Any]]:
 
 
 FLOWCACHE = False  # --flowcache: the decision cache on in the fast runs too
+REPLAY = False  # --replay: the whole-switch replay on in the fast runs too
 
 
 def set_mode(mode: str) -> None:
@@ -184,6 +185,8 @@ def set_mode(mode: str) -> None:
         os.environ.pop(speedups.ALL_OFF, None)
         if FLOWCACHE:
             os.environ["FABEMU_FLOWCACHE"] = "1"
+        if REPLAY:
+            os.environ["FABEMU_REPLAY"] = "1"
 
 
 def measure(cfg: RunPlan, work: dict[str, Any], repeat: int) -> dict[str, list[dict[str, float]]]:
@@ -271,14 +274,15 @@ def main() -> int:
     ap.add_argument("--big", action="store_true", help="only the 1,024-host case, for RSS")
     ap.add_argument("--flagship", action="store_true", help="only the flagship scenario")
     ap.add_argument("--flowcache", action="store_true", help="decision cache on when fast")
+    ap.add_argument("--replay", action="store_true", help="whole-switch replay on when fast")
     ap.add_argument("--cli", action="store_true", help="only the flagship via `fabemu run`")
     ap.add_argument("--tree", type=Path, default=PROGRAM.parents[1], help="code for --cli")
     ap.add_argument(
         "--no-bytecode", action="store_true", help="--cli: don't compile the tree's .pyc first"
     )
     args = ap.parse_args()
-    global FLOWCACHE
-    FLOWCACHE = args.flowcache
+    global FLOWCACHE, REPLAY
+    FLOWCACHE, REPLAY = args.flowcache, args.replay
     if args.flagship:
         flagship(args.repeat)
         return 0

@@ -13,6 +13,7 @@ import os
 #: speed-up -> on by default
 DEFAULTS = {
     "FLOWCACHE": False,  # target/flowcache.py: the megaflow-style decision cache
+    "REPLAY": False,  # target/framereplay.py: whole-switch replay (opt-in: docs/target.md)
     "FASTMATCH": True,  # target/fastmatch.py: table nodes specialised to their entries
     "LAZYSAMPLE": True,  # runtime/virtual/lazysample.py: samples filled in on change
     "FASTHOP": True,  # runtime/virtual/fasthop.py, target/tm_fast.py: hop plumbing inlined
