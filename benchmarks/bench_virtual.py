@@ -10,6 +10,9 @@ the hot path. Cases (median of ``--repeat`` runs each):
   of 64 KiB from rack r to rack r+8: start-up (switches programmed) and run
 * ``flagship``: scenarios/fat_flow_collision.yaml, its four variants (lb x qps) through
   ``run_scenario`` (compile, deploy, run, results): CPU seconds for all four
+* ``--cli``: ``fabemu run`` of the flagship's four variants, each a new process (CPU s of
+  the children; ``--tree DIR``: another checkout's code; bytecode compiled first unless
+  ``--no-bytecode``); ``benchmarks/run_phases.py`` splits one such run into phases
 * ``--big``: 1,024 hosts (32 racks x 32 GPUs, 16 spines), 512 fat flows of 16 KiB, once,
   for its max RSS (run it alone: RSS is the process's peak)
 
