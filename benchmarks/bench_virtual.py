@@ -10,6 +10,9 @@ the hot path. Cases (median of ``--repeat`` runs each):
   of 64 KiB from rack r to rack r+8: start-up (switches programmed) and run
 * ``flagship``: scenarios/fat_flow_collision.yaml, its four variants (lb x qps) through
   ``run_scenario`` (compile, deploy, run, results): CPU seconds for all four
+* ``--cli``: ``fabemu run`` of the flagship's four variants, each a new process (CPU s of
+  the children; ``--tree DIR``: another checkout's code; bytecode compiled first unless
+  ``--no-bytecode``); ``benchmarks/run_phases.py`` splits one such run into phases
 * ``--big``: 1,024 hosts (32 racks x 32 GPUs, 16 spines), 512 fat flows of 16 KiB, once,
   for its max RSS (run it alone: RSS is the process's peak)
 
@@ -18,9 +21,9 @@ unoptimised path) and with the defaults (:mod:`emulator.speedups`: specialised t
 nodes, lazy sampler, ...), interleaved, in this one process; the table shows medians and
 the ratio fast / unoptimised hops per CPU second (CPU time of this process, less disturbed
 than wall time by other load on a shared machine). ``--flowcache`` also turns the decision
-cache on in the fast runs.
+cache on in the fast runs, ``--replay`` the whole-switch replay (target/framereplay.py).
 
-    .venv/bin/python benchmarks/bench_virtual.py [--repeat 3] [--quick] [--big]
+    .venv/bin/python benchmarks/bench_virtual.py [--repeat 3] [--quick] [--big] [--replay]
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ import argparse
 import os
 import resource
 import statistics
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -171,6 +175,7 @@ def big_case(prog: dict[str, Any]) -> tuple[str, RunPlan, dict[str, Any]]:
 
 
 FLOWCACHE = False  # --flowcache: the decision cache on in the fast runs too
+REPLAY = False  # --replay: the whole-switch replay on in the fast runs too
 
 
 def set_mode(mode: str) -> None:
@@ -183,6 +188,8 @@ def set_mode(mode: str) -> None:
         os.environ.pop(speedups.ALL_OFF, None)
         if FLOWCACHE:
             os.environ["FABEMU_FLOWCACHE"] = "1"
+        if REPLAY:
+            os.environ["FABEMU_REPLAY"] = "1"
 
 
 def measure(cfg: RunPlan, work: dict[str, Any], repeat: int) -> dict[str, list[dict[str, float]]]:
@@ -223,6 +230,45 @@ def flagship(repeat: int) -> None:
     )
 
 
+def flagship_cli(repeat: int, tree: Path, bytecode: bool = True) -> None:
+    """CPU seconds (children) of ``fabemu run`` of the flagship's four variants, each a new
+    process as a user runs it (imports, compile, deploy, run, result.json and the HTML
+    report), speed-ups off and on, interleaved; ``tree``: the checkout whose code runs.
+
+    ``bytecode``: compile ``tree``'s modules to ``__pycache__`` first, as a user's first run
+    (or pip) does; without it, under ``PYTHONDONTWRITEBYTECODE`` every run recompiles them."""
+    import subprocess
+    import tempfile
+
+    if bytecode:
+        subprocess.run(
+            [sys.executable, "-m", "compileall", "-q", str(tree / "emulator")], check=True
+        )
+    cpu: dict[str, list[float]] = {"0": [], "1": []}
+    with tempfile.TemporaryDirectory() as tmp:
+        # the compile cache starts empty: the first "on" run fills it
+        env = {"PYTHONPATH": str(tree), "FABEMU_STATE_DIR": f"{tmp}/s", "FABEMU_CACHE_DIR": tmp}
+        for r in range(repeat):
+            for mode in ("0", "1"):
+                set_mode(mode)
+                mode_env = {**os.environ, **env}
+                before = resource.getrusage(resource.RUSAGE_CHILDREN)
+                for i, ov in enumerate(FLAGSHIP_VARIANTS):
+                    sets = [a for k, v in ov.items() for a in ("--set", f"{k}={v}")]
+                    out = f"{tmp}/{r}-{mode}-{i}"
+                    cmd = [sys.executable, "-m", "emulator", "run", str(FLAGSHIP), "--out", out]
+                    subprocess.run(  # cwd: not this checkout (``-m`` imports from cwd first)
+                        [*cmd, *sets], env=mode_env, check=True, capture_output=True, cwd=tmp
+                    )
+                after = resource.getrusage(resource.RUSAGE_CHILDREN)
+                used = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+                cpu[mode].append(used)
+    off, on = statistics.median(cpu["0"]), statistics.median(cpu["1"])
+    print(
+        f"{'fabemu run flagship x4':<26}   off {off:8.2f} CPU s   on {on:8.2f} CPU s   ratio {off / on:.2f}"
+    )
+
+
 def main() -> int:
     """Run every case ``--repeat`` times each way; print medians and the ratio."""
     ap = argparse.ArgumentParser(description=__doc__)
@@ -231,11 +277,20 @@ def main() -> int:
     ap.add_argument("--big", action="store_true", help="only the 1,024-host case, for RSS")
     ap.add_argument("--flagship", action="store_true", help="only the flagship scenario")
     ap.add_argument("--flowcache", action="store_true", help="decision cache on when fast")
+    ap.add_argument("--replay", action="store_true", help="whole-switch replay on when fast")
+    ap.add_argument("--cli", action="store_true", help="only the flagship via `fabemu run`")
+    ap.add_argument("--tree", type=Path, default=PROGRAM.parents[1], help="code for --cli")
+    ap.add_argument(
+        "--no-bytecode", action="store_true", help="--cli: don't compile the tree's .pyc first"
+    )
     args = ap.parse_args()
-    global FLOWCACHE
-    FLOWCACHE = args.flowcache
+    global FLOWCACHE, REPLAY
+    FLOWCACHE, REPLAY = args.flowcache, args.replay
     if args.flagship:
         flagship(args.repeat)
+        return 0
+    if args.cli:
+        flagship_cli(args.repeat, args.tree.resolve(), not args.no_bytecode)
         return 0
     prog = compile_file(str(PROGRAM))
     print(

@@ -13,8 +13,12 @@ import os
 #: speed-up -> on by default
 DEFAULTS = {
     "FLOWCACHE": False,  # target/flowcache.py: the megaflow-style decision cache
+    "REPLAY": False,  # target/framereplay.py: whole-switch replay (opt-in: docs/target.md)
     "FASTMATCH": True,  # target/fastmatch.py: table nodes specialised to their entries
     "LAZYSAMPLE": True,  # runtime/virtual/lazysample.py: samples filled in on change
+    "FASTHOP": True,  # runtime/virtual/fasthop.py, target/tm_fast.py: hop plumbing inlined
+    "FASTFRAME": True,  # traffic/framing_fast.py: RNIC frames from per-QP templates
+    "COMPILECACHE": True,  # p4c/cache.py: compiled programs kept on disk by content
 }
 ALL_OFF = "FABEMU_FAST"
 _ON = ("1", "on", "true", "yes")

@@ -5,17 +5,16 @@ from __future__ import annotations
 import argparse
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.table import Table
 
 from emulator.cli.display import console
-from emulator.scenario.dist_report import ordered_metrics, write_distribution_report
-from emulator.scenario.distributions import METHOD, PROPORTION_METHOD, Summary
-from emulator.scenario.paired import METRIC, paired_slowdowns
-from emulator.scenario.seeds import by_variant, collect, expand, parse_seeds, variant_summaries
 from emulator.sweep import RunDone, RunRequest, make_executor
 from emulator.sweep.progress import run_all
+
+if TYPE_CHECKING:  # scipy and matplotlib come with these: imported when a sweep reports
+    from emulator.scenario.distributions import Summary
 
 #: metrics shown in the terminal table (all of them go to runs.json and the report)
 SHOWN = (
@@ -64,6 +63,8 @@ def sweep_requests(
     outdir: Path,
 ) -> list[RunRequest]:
     """Every (variant, seed) run of the command line's scenario, each into its folder."""
+    from emulator.scenario.seeds import expand, parse_seeds
+
     seeds = parse_seeds(args.seeds) if args.seeds else None
     template = RunRequest(
         label="",
@@ -101,6 +102,11 @@ def distribution_table(summaries: dict[str, dict[str, Summary]]) -> Table:
 
 def report_distributions(done: Sequence[RunDone], outdir: Path, title: str) -> int:
     """Print, save (runs.json) and report the distributions of the finished runs."""
+    from emulator.scenario.dist_report import ordered_metrics, write_distribution_report
+    from emulator.scenario.distributions import METHOD, PROPORTION_METHOD
+    from emulator.scenario.paired import METRIC, paired_slowdowns
+    from emulator.scenario.seeds import by_variant, collect, variant_summaries
+
     finished = [(d.request, d.outcome) for d in done if d.outcome is not None]
     if not finished:
         return 1

@@ -33,9 +33,11 @@ COMMANDS: dict[str, str] = {
 }
 
 
-def _available() -> dict[str, ModuleType]:
+def _available(only: str | None = None) -> dict[str, ModuleType]:
     mods: dict[str, ModuleType] = {}
     for name, modname in COMMANDS.items():
+        if only is not None and name != only:
+            continue
         try:
             mods[name] = importlib.import_module(modname)
         except ModuleNotFoundError as exc:  # a layer not built yet: hide its command
@@ -45,15 +47,15 @@ def _available() -> dict[str, ModuleType]:
     return mods
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """Build the top-level parser with every available subcommand."""
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """Build the top-level parser with every available subcommand (or just ``only``)."""
     parser = argparse.ArgumentParser(
         prog="fabemu",
         description="Emulate AI-training fabrics: P4 Clos fabrics, RoCEv2 traffic, analytic scaling.",
     )
     parser.add_argument("--version", action="version", version=f"fabemu {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name, mod in _available().items():
+    for name, mod in _available(only).items():
         p = sub.add_parser(name, help=mod.HELP, description=mod.HELP)
         mod.add_arguments(p)
         p.set_defaults(_run=mod.run)
@@ -61,8 +63,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``fabemu`` console script; returns the process exit code."""
-    parser = build_parser()
+    """Entry point of the ``fabemu`` console script; returns the process exit code.
+
+    When the first argument names a subcommand, only that one's module is imported (the
+    others pull in scipy, networkx, matplotlib, ...: ~1 s of CPU per invocation)."""
+    args_in = sys.argv[1:] if argv is None else list(argv)
+    first = args_in[0] if args_in else None
+    parser = build_parser(first if first in COMMANDS else None)
     args = parser.parse_args(argv)
     if not getattr(args, "_run", None):
         parser.print_help()

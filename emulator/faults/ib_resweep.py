@@ -90,7 +90,8 @@ def lft_diff(old: Mapping[int, int], new: Mapping[int, int], handles: dict[int, 
 
 @dataclass(frozen=True)
 class IbRepairRecord:
-    """One re-sweep installed: the link event, when the LFTs went in, which switches."""
+    """One re-sweep installed: the link event, when the LFTs went in (virtual time: at the
+    detection delay; Mininet: the wall clock after the sweep and the commands), which switches."""
 
     event: LinkEvent
     at_ns: int
@@ -151,7 +152,9 @@ class IbRepair:
             diffs.setdefault(sw, []).extend(lines)
         n = sum(len(v) for v in diffs.values())
         n_ar = sum(len(v) for v in ar.values())
-        self.repairs.append(IbRepairRecord(event, at_ns, tuple(sorted(diffs)), n, secs, n_ar))
+        # real time (Mininet): the LFTs are in only after the sweep and the CLI commands
+        done = self.runtime.now_ns() if hasattr(self.runtime, "now_ns") else at_ns
+        self.repairs.append(IbRepairRecord(event, done, tuple(sorted(diffs)), n, secs, n_ar))
 
     def _repair_ar(self, event: LinkEvent, routing: IbRouting) -> dict[str, list[str]]:
         """Install the AR port-set changes of ``event``; switch -> command lines."""

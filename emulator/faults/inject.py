@@ -79,11 +79,13 @@ class SlicedScheduler:
 
     def drive(self, until_ns: int) -> bool:
         """Run until every workload is done or ``until_ns``, firing due events between."""
+        fired = False
         while self._q and self._q[0][0] < until_ns:
             t, _, fn = heapq.heappop(self._q)
-            if self.rt.run(until_ns=t):
+            # events due together fire back to back (run() would sample the switches between)
+            if not (fired and t <= self._now) and self.rt.run(until_ns=t):
                 return True
-            self._now = t
+            self._now, fired = t, True
             fn()
         return bool(self.rt.run(until_ns=until_ns))
 
@@ -182,13 +184,14 @@ class FaultInjector:
                     d.impair = None
 
     def _impair_remote(self, act: Action) -> None:
-        """Mininet: the switch process at each switch end impairs what it sends on the link
-        (a host's own transmissions stay clean: its RNIC is a separate process)."""
+        """Mininet: the switch process at each switch end impairs what it sends on the link,
+        a host end's RNIC process what its host sends (``MininetRuntime.impair_host``)."""
         topo = self._rt.plan.topo
         switches = {s.name for s in topo.switches}
         for lk in topo.links_between(act.a, act.b):
             for node, port in ((lk.a, lk.a_port), (lk.b, lk.b_port)):
                 if node not in switches:
+                    self._impair_host(act, node)
                     continue
                 if act.op == "impair_off":
                     self._rt.fabric.switch_cli(node, f"set_port_impair {port} off")
@@ -197,6 +200,14 @@ class FaultInjector:
                 line = f"set_port_impair {port} {act.mode} {act.probability!r} {seed}"
                 self._rt.fabric.switch_cli(node, line)
                 self.log.remote.append((act.fault, node, port))
+
+    def _impair_host(self, act: Action, host: str) -> None:
+        """The host end of a loss / corrupt fault: its RNIC process impairs what it sends."""
+        if act.op == "impair_off":
+            self._rt.impair_host(host, act.fault, "off", 0.0, 0)
+            return
+        seed = rng(self.seed, "fault", act.fault, host).getrandbits(63)
+        self._rt.impair_host(host, act.fault, act.mode, act.probability, seed)
 
     def _stuck_receiver(self, act: Action) -> None:
         """A host stops draining: frames to it vanish, it pauses its leaf, every class.

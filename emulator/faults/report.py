@@ -77,7 +77,8 @@ def _lost(f: Any, imps: list[Any], rt: Any, topo: Any) -> int | None:
 
 
 def _remote_counts(session: FaultSession, rt: Any) -> dict[int, tuple[int, int]]:
-    """Mininet: fault -> (lost, corrupted) from the switch processes' port counters."""
+    """Mininet: fault -> (lost, corrupted) from the switch processes' port counters and the
+    hosts' RNIC processes."""
     remote = session.injector.log.remote if session.injector else []
     if not remote:
         return {}
@@ -85,7 +86,8 @@ def _remote_counts(session: FaultSession, rt: Any) -> dict[int, tuple[int, int]]
         stats = rt.fabric.switch_stats()
     except Exception:  # a switch gone: no figures rather than no result
         return {}
-    out: dict[int, tuple[int, int]] = {}
+    # the host ends: what the hosts' RNIC processes impaired of what they sent
+    out: dict[int, tuple[int, int]] = dict(getattr(rt, "host_impairments", dict)())
     for fault, sw, port in set(remote):
         p = stats.get(sw, {}).get("ports", {}).get(str(port), {})
         lost, bad = out.get(fault, (0, 0))
@@ -104,10 +106,7 @@ def _workload_end(result: Any) -> int:
 def repairs(session: FaultSession) -> list[dict[str, Any]]:
     """Every installed repair (the live controller's, or IB re-sweeps), with the fault whose
     link event caused it (-1: a link change from elsewhere)."""
-    cause = {
-        (frozenset((e.a, e.b)), e.up, e.t_ns): e.fault
-        for e in (session.injector.log.events if session.injector else [])
-    }
+    cause = session.injector.log.events if session.injector else []
     out = []
     for r in getattr(session.controller, "repairs", []):
         ops = {sw: v for sw, v in r.ops.items() if v}
@@ -122,11 +121,21 @@ def repairs(session: FaultSession) -> list[dict[str, Any]]:
     return out
 
 
+def _cause(events: list[Any], ev: Any) -> int:
+    """The fault of the injector's last change of ``ev``'s link and direction at or before
+    ``ev`` (Mininet stamps the runtime's event a little after the injector's scheduled time);
+    -1: a link change from elsewhere."""
+    link = frozenset((ev.a, ev.b))
+    mine = [e for e in events if frozenset((e.a, e.b)) == link and e.up == ev.up]
+    done = [e for e in mine if e.t_ns <= ev.t_ns]
+    return done[-1].fault if done else -1
+
+
 def _repair_row(
-    cause: dict[Any, int], ev: Any, at_ns: int, switches: list[str], ops: int
+    cause: list[Any], ev: Any, at_ns: int, switches: list[str], ops: int
 ) -> dict[str, Any]:
     return {
-        "fault": cause.get((frozenset((ev.a, ev.b)), ev.up, ev.t_ns), -1),
+        "fault": _cause(cause, ev),
         "link": f"{ev.a}-{ev.b}",
         "up": ev.up,
         "event_ns": ev.t_ns,
@@ -141,8 +150,7 @@ def _per_fault(session: FaultSession, rt: Any, result: Any) -> list[dict[str, An
     end = _workload_end(result)
     inj = session.injector
     done = repairs(session)
-    totals = (int(result.totals.retransmissions), _timeouts(result))
-    marks = sorted(session.marks, key=lambda m: (m[1], m[0]))
+    marks, totals = _marks(session, rt, result)
     remote = _remote_counts(session, rt)
     out = []
     for i, f in enumerate(session.faults):
@@ -175,6 +183,25 @@ def _per_fault(session: FaultSession, rt: Any, result: Any) -> list[dict[str, An
         entry |= _span_counts(i, marks, totals)
         out.append(entry)
     return out
+
+
+def _marks(
+    session: FaultSession, rt: Any, result: Any
+) -> tuple[list[tuple[int, int, int, int]], tuple[int, int]]:
+    """The fault marks in time order with the RNIC counts at each, and the run totals.
+    Mininet: counted from the RNIC processes' event logs (``rt.rnic_events()``: when each
+    retransmission and timeout happened), so the spans mean what the virtual runtime's do."""
+    marks = sorted(session.marks, key=lambda m: (m[1], m[0]))
+    if not hasattr(rt, "rnic_events"):
+        return marks, (int(result.totals.retransmissions), _timeouts(result))
+    ev = rt.rnic_events()
+    rx, to = ev.get("retransmissions", []), ev.get("timeouts", [])
+
+    def before(log: list[tuple[int, int]], t: int) -> int:
+        return sum(n for ti, n in log if ti < t)
+
+    counted = [(f, t, before(rx, t), before(to, t)) for f, t, _, _ in marks]
+    return counted, (sum(n for _, n in rx), sum(n for _, n in to))
 
 
 def _span_counts(

@@ -15,15 +15,17 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from emulator.errors import UserError
-from emulator.faults.ib_resweep import IbRepair, LiveIbSubnet
 from emulator.faults.inject import FaultInjector, Scheduler, SlicedScheduler, VirtualScheduler
 from emulator.faults.report import fault_section
 from emulator.faults.schema import Fault, check_fault_names
 from emulator.faults.timeline import expand
-from emulator.ib.subnet import SmOptions
+
+if TYPE_CHECKING:  # InfiniBand only: imported when an IB run needs them (networkx, OpenSM)
+    from emulator.faults.ib_resweep import IbRepair
+    from emulator.ib.subnet import SmOptions
 
 #: in Mininet only with the built-in target (its switch process impairs its ports; BMv2
 #: simple_switch has no PFC, so neither a PFC storm from a stuck host nor a watchdog)
@@ -47,6 +49,7 @@ class FaultSession:
     ib_repair: IbRepair | None = None
     clock: Scheduler | None = None
     #: (fault index, t_ns, cumulative RNIC retransmissions, timeouts) at each fault's start
+    #: (Mininet: -1, -1, counted from the RNIC processes' event logs by the report)
     marks: list[tuple[int, int, int, int]] = field(default_factory=list)
 
     @classmethod
@@ -59,6 +62,8 @@ class FaultSession:
         control = sc.switch.control
         ib = None
         if sc.fabric == "ib" and control.repair:
+            from emulator.ib.subnet import SmOptions
+
             ib = SmOptions(sc.ib.routing, sc.ib.lmc)
         return cls(
             tuple(sc.faults),
@@ -81,17 +86,25 @@ class FaultSession:
             for box in rt.boxes.values():
                 box.tm.pfc.set_watchdog(self.watchdog_ns)
         if self.ib_options is not None and any(f.target != "host" for f in self.faults):
+            from emulator.faults.ib_resweep import IbRepair, LiveIbSubnet
+
             subnet = LiveIbSubnet(self.topo)
             subnet.__enter__()
             self.ib_repair = IbRepair(
                 subnet, self.ib_options, rt, self.ib_delay_ns, adaptive=self.ib_adaptive
             )
             self.ib_repair.start()
+        if not virtual:  # the mark first: a fault's effects all come after its mark
+            self._schedule_marks(rt)
         self.injector = FaultInjector(expand(self.faults, self.topo), self.seed)
         self.injector.arm(rt, self.clock)
         if virtual:
-            for i, f in enumerate(self.faults):
-                self.clock.at(round(f.at_ms * 1e6), functools.partial(self._mark, rt, i))
+            self._schedule_marks(rt)
+
+    def _schedule_marks(self, rt: Any) -> None:
+        assert self.clock is not None
+        for i, f in enumerate(self.faults):
+            self.clock.at(round(f.at_ms * 1e6), functools.partial(self._mark, rt, i))
 
     def _check_mininet(self, rt: Any) -> None:
         odd: list[str] = sorted({f.kind for f in self.faults if f.kind in BUILTIN_ONLY})
@@ -104,6 +117,11 @@ class FaultSession:
             )
 
     def _mark(self, rt: Any, fault: int) -> None:
+        """Counters at fault ``fault``'s start; Mininet: only the time (the RNIC processes'
+        event logs are counted up to it at the end: emulator.faults.report)."""
+        if hasattr(rt, "rnic_events"):
+            self.marks.append((fault, rt.now_ns(), -1, -1))
+            return
         nics = [hb.nic.counters for hb in rt.hosts.values()]
         assert self.clock is not None
         self.marks.append(

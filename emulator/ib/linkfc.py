@@ -259,13 +259,31 @@ class SwitchLinkCredits:
         self.tm, self.clock = tm, clock
         self.ports = {p: PortCredits(limit, mac) for p, mac in port_macs.items()}
         self._released = False
+        #: ports whose link is down: not gated (what is queued for them goes, and is lost
+        #: on the dead wire, so the ingress buffers it held free up and credits flow again)
+        self.down: set[int] = set()
+
+    def set_link(self, port: int, up: bool) -> None:
+        """The link of ``port`` went down, or came back (link re-initialisation: both
+        ends start their credit accounting afresh; stall counters are kept)."""
+        if not up:
+            self.down.add(port)
+            return
+        self.down.discard(port)
+        pc = self.ports.get(port)
+        if pc is not None:
+            for st in pc.vls.values():
+                st.fctbs = st.abr = st.sent_fctbs = 0
+                st.fccl = st.sent_fccl = st.limit
+                st.since = None
 
     # FlowControl protocol
     def eligible_at(self, port: int, priority: int, now: int) -> int:
-        """Now if the head packet of (port, VL) fits the peer's credits, else BLOCKED."""
+        """Now if the head packet of (port, VL) fits the peer's credits (or the link is
+        down: it is dropped on the wire), else BLOCKED."""
         pc = self.ports.get(port)
         head = self.tm.head_length(port, priority)  # type: ignore[attr-defined]
-        if pc is None or head is None or pc.fits(priority, blocks(head), now):
+        if pc is None or head is None or port in self.down or pc.fits(priority, blocks(head), now):
             return now
         return BLOCKED
 
@@ -280,7 +298,7 @@ class SwitchLinkCredits:
     def on_transmit(self, port: int, priority: int, length: int, now: int) -> None:
         """Spend the packet's credits."""
         pc = self.ports.get(port)
-        if pc is not None:
+        if pc is not None and port not in self.down:
             pc.spend(priority, blocks(length))
 
     # receive side

@@ -79,9 +79,24 @@ def compile_file(
     include_dirs: Sequence[str | Path] = (),
     defines: Mapping[str, str | None] | None = None,
 ) -> dict[str, Any]:
-    """Compile a P4-16 file (v1model) to a BMv2 JSON document."""
+    """Compile a P4-16 file (v1model) to a BMv2 JSON document.
+
+    With the ``COMPILECACHE`` speed-up on, a program compiled before (same source, same
+    included files, same compiler) comes from :mod:`emulator.p4c.cache` instead."""
+    from emulator import speedups
+    from emulator.p4c import cache
+
     text = read_source(str(path))
-    return compile_source(text, str(path), include_dirs, defines)
+    if not speedups.enabled("COMPILECACHE"):
+        return compile_source(text, str(path), include_dirs, defines)
+    key = cache.key(text, str(path), include_dirs, defines)
+    doc = cache.load(key)
+    if doc is None:
+        pre = preprocess(text, str(path), include_dirs, defines)
+        with _too_deep_is_an_error(str(path)):
+            doc = _Compiler(parse_program(pre), str(path)).run()
+        cache.store(key, doc, pre.files)
+    return doc
 
 
 class _Compiler:

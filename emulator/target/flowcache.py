@@ -32,9 +32,10 @@ from emulator.target.flowlazy import (
     probe_reader,
     unkeyed,
 )
+from emulator.target.flowwatch import watch
 from emulator.target.packet_parser import Calculation, Deparser, emit_vl, extract_vl
 from emulator.target.program import HeaderInfo, StackInfo
-from emulator.target.tables import Entry, Table
+from emulator.target.tables import Table
 
 #: time-valued standard metadata: carried lazily, keyed only where a run looks at them
 LAZY_FIELDS = (
@@ -50,7 +51,6 @@ MAX_ENTRIES = 1 << 16  # outcomes per pipeline; the cache is emptied when it gro
 WINDOW = 512  # runs over which the hit rate is judged
 MAX_MISS_RATE = 0.1  # above this a window's misses cost more than its hits save
 BYPASS = 4096  # runs left uncached after such a window
-_RNG_METHODS = ("random", "getrandbits", "randint", "randrange", "uniform", "choice")
 _KNOWN_FUNCS = {
     codegen.to_signed,
     codegen._sat,
@@ -257,15 +257,6 @@ class Outcome:
             setattr(p, name, v)
 
 
-def _direct_count(e: Entry, nbytes: int) -> None:
-    e.packets += 1
-    e.bytes += nbytes
-
-
-def _empty_group(table: Table, _unused: Any) -> None:
-    table.empty_group_misses += 1
-
-
 def _follow(node: Any, f: list[int], p: Any) -> None:
     while node is not None:
         node = node(f, p)
@@ -303,7 +294,7 @@ class Branch:
         self.spec = spec
         self.read = probe_reader(probe)
         self.key = key_function(ops, cmp)
-        self.children: dict[Any, Node] = {}
+        self.children: dict[Any, Any] = {}  # Node here, framereplay._Node there
 
 
 class FlowCache:
@@ -359,19 +350,7 @@ class FlowCache:
         self._window = (self.hits, self.misses)
 
     def _record(self, f: list[int], p: Any) -> None:
-        rec = self.rec
-        t = TraceList(f, self.lazy, rec)
-        rec.start(t)
-        try:
-            _follow(self.start, t, PktProxy(p, t, rec))
-            out = None if rec.uncacheable else Outcome(t, rec)
-        except BaseException:
-            rec.uncacheable = True
-            raise
-        finally:
-            rec.active = False
-            for s in t.written:
-                f[s] = unkeyed(list.__getitem__(t, s))
+        t, out = traced_run(self.start, f, p, self.rec, self.lazy)
         if out is None:
             self.uncacheable += 1
         else:
@@ -398,6 +377,26 @@ class FlowCache:
             self.root.subtables.sort(key=lambda st: -len(st[1]))
 
 
+def traced_run(
+    start: Any, f: list[int], p: Any, rec: Recorder, lazy: frozenset[int]
+) -> tuple[TraceList, Outcome | None]:
+    """Run a pipeline from ``start`` on ``f`` while ``rec`` records: the trace, and the
+    outcome unless the run was uncacheable. ``f`` ends as an unrecorded run leaves it."""
+    t = TraceList(f, lazy, rec)
+    rec.start(t)
+    try:
+        _follow(start, t, PktProxy(p, t, rec))
+        out = None if rec.uncacheable else Outcome(t, rec)
+    except BaseException:
+        rec.uncacheable = True
+        raise
+    finally:
+        rec.active = False
+        for s in t.written:
+            f[s] = unkeyed(list.__getitem__(t, s))
+    return t, out
+
+
 def _batch(reads: list[tuple[int, int]]) -> tuple[tuple[int, ...], Any]:
     """(sorted slots, key as their getter returns it) of some (slot, value) reads."""
     pairs = sorted(reads)
@@ -413,70 +412,12 @@ def _getter(slots: tuple[int, ...]) -> Callable[[Any], Any]:
     return itemgetter(*slots)
 
 
-def _watch(program: Any, rec: Recorder) -> None:
-    """Make the program's externs and tables report to ``rec`` while it records."""
-    for reg in program.registers.values():
-        read, write = reg.read, reg.write
-
-        def w_read(index: int, _read: Any = read) -> Any:
-            return rec.register(_read, plain(index))
-
-        def w_write(index: int, value: Any, _write: Any = write) -> None:
-            index = plain(index)
-            _write(index, unkeyed(value))
-            if rec.active:
-                rec.reg_write(_write, index, value)
-
-        setattr(reg, "read", w_read)  # noqa: B010 - shadows the method on this instance
-        setattr(reg, "write", w_write)  # noqa: B010
-    for ctr in program.counters.values():
-        count = ctr.count
-
-        def w_count(index: int, length: Any, _count: Any = count) -> None:
-            index = plain(index)
-            _count(index, unkeyed(length))
-            rec.effect(_count, index, length)
-
-        setattr(ctr, "count", w_count)  # noqa: B010
-    for mtr in program.meters.values():
-        execute = mtr.execute
-
-        def w_execute(index: int, length: int, _execute: Any = execute) -> int:
-            rec.spoil()
-            return int(_execute(plain(index), plain(length)))
-
-        setattr(mtr, "execute", w_execute)  # noqa: B010
-    _watch_rng(program.rng, rec)
-    for table in program.tables.values():
-        table.observer = lambda kind, t, e, n: _observe(rec, kind, t, e, n)
-
-
-def _watch_rng(rng: random.Random, rec: Recorder) -> None:
-    for name in _RNG_METHODS:
-        orig = getattr(rng, name)
-
-        def wrapped(*args: Any, _orig: Any = orig) -> Any:
-            rec.spoil()
-            return _orig(*args)
-
-        setattr(rng, name, wrapped)
-
-
-def _observe(rec: Recorder, kind: str, table: Table, e: Entry | None, nbytes: int) -> None:
-    if kind == "count" and e is not None:
-        rec.effect(_direct_count, e, nbytes)
-    elif kind == "empty_group":
-        rec.effect(_empty_group, table, None)
-    else:  # a direct meter: depends on time and on its own state
-        rec.spoil()
-
-
 class PipelineCaches:
     """The ingress and egress caches of one compiled program, sharing one recorder."""
 
     def __init__(self, program: Any) -> None:
         self.rec = Recorder()
-        _watch(program, self.rec)
+        watch(program, self.rec)
         std = program.layout.std
         lazy = frozenset(std[k] for k in LAZY_FIELDS)
         self.ingress = FlowCache(program.ingress, self.rec, lazy)

@@ -69,14 +69,35 @@ def evaluate(ops: Ops, raw: int) -> int:
     return raw
 
 
+def simplify(ops: Ops) -> Ops:
+    """``ops`` with runs of masks merged (``x & a & b == x & (a & b)``): same values."""
+    out: list[tuple[str, int]] = []
+    for code, c in ops:
+        if code == "and" and out and out[-1][0] == "and":
+            out[-1] = ("and", out[-1][1] & c)
+        else:
+            out.append((code, c))
+    return tuple(out)
+
+
 def compose(ops: Ops) -> Callable[[int], int]:
-    """``evaluate`` specialised to ``ops`` (no ops, one op, or the general loop)."""
-    if not ops:
+    """``evaluate`` specialised to ``ops`` (no ops, one, two, or a loop over the rest)."""
+    steps = [(OPS[code], c) for code, c in simplify(ops)]
+    if not steps:
         return lambda raw: raw
-    if len(ops) == 1:
-        fn, c = OPS[ops[0][0]], ops[0][1]
+    if len(steps) == 1:
+        fn, c = steps[0]
         return lambda raw: fn(raw, c)
-    return lambda raw: evaluate(ops, raw)
+    if len(steps) == 2:
+        (f1, c1), (f2, c2) = steps
+        return lambda raw: f2(f1(raw, c1), c2)
+
+    def chain(raw: int) -> int:
+        for fn, c in steps:
+            raw = fn(raw, c)
+        return raw
+
+    return chain
 
 
 def probe_reader(probe: Probe) -> Callable[[list[int]], int]:

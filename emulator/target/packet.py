@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from emulator.target.codegen import ParserErrorSignal
 
 PKT_INSTANCE_TYPE_NORMAL = 0
@@ -23,9 +25,11 @@ class Pkt:
         "digest_receiver",
         "exit",
         "f",
+        "full",
         "ingress_length",
         "n",
         "off",
+        "origin",
         "payload",
         "recirc_fl",
         "resubmit_fl",
@@ -47,6 +51,8 @@ class Pkt:
         self.digest_receiver = 0
         self.truncate = 0
         self.ingress_length = len(buf)
+        self.origin: Any = None  # framereplay: the ingress outcome replayed instead of parsing
+        self.full = True  # False: f holds metadata only, not the parsed header fields
 
     def look(self, bit_offset: int, width: int) -> int:
         """``lookahead``: ``width`` bits starting ``bit_offset`` bits past the cursor."""

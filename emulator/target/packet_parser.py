@@ -133,6 +133,8 @@ class Parser:
         if init not in names:
             raise ProgramError(f"BMv2 JSON: parser init_state {init!r} is not a parse state")
         self.start = cg.ns[names[init]]
+        #: compiled state function -> its JSON (for framereplay's static look at a path)
+        self.state_docs = {cg.ns[names[str(s["name"])]]: s for s in states}
 
     @staticmethod
     def _install(cg: CodeGen) -> None:
@@ -274,12 +276,15 @@ class Parser:
             post = [f"for s in {self.cg.const(sibs)}[i]:", "    f[s] = 0", *post]
         return proto, "b", pre, post
 
-    def parse(self, f: list[int], p: Pkt) -> None:
-        """Run the parser; on error set parser_error. Leaves the payload in ``p``."""
+    def parse(self, f: list[int], p: Pkt, path: list[Any] | None = None) -> None:
+        """Run the parser; on error set parser_error. Leaves the payload in ``p``;
+        ``path``, if given, gets each state function run."""
         state = self.start
         steps = 0
         try:
             while state is not None:
+                if path is not None:
+                    path.append(state)
                 state = state(f, p)
                 steps += 1
                 if steps > MAX_PARSER_STEPS:
@@ -333,6 +338,7 @@ class Calculation:
     def __init__(self, cg: CodeGen, doc: dict[str, Any], deparser: Deparser | None) -> None:
         self.name = str(doc.get("name"))
         self.algo = str(doc.get("algo"))
+        self.inputs: list[dict[str, Any]] = list(doc.get("input", []))
         if self.algo not in hashes.HASHES and self.algo != "random":
             raise ProgramError(f"calculation {self.name}: unsupported algorithm {self.algo!r}")
         self.params: hashes.CrcParams | None = None

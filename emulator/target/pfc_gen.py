@@ -61,7 +61,8 @@ class PfcGenerator:
         self._speed: dict[int, float] = {}
         self._mac: dict[int, bytes] = {}
         self._state: dict[tuple[int, int], _ClassGen] = {}
-        self._out: dict[int, deque[bytes]] = {}
+        #: port -> generated PFC frames waiting to be sent (``pop_frame`` takes them)
+        self.frames: dict[int, deque[bytes]] = {}
         #: the MAC's refresh timer, when the runtime reports sent frames to it
         self.refresher: PauseRefresher | None = None
 
@@ -124,15 +125,15 @@ class PfcGenerator:
 
     def push(self, port: int, frame: bytes) -> None:
         """Queue a control frame made elsewhere (a timer's refresh) to send out of ``port``."""
-        self._out.setdefault(port, deque()).append(frame)
+        self.frames.setdefault(port, deque()).append(frame)
 
     def pending_ports(self) -> list[int]:
         """Ports with PFC frames waiting to be sent."""
-        return [p for p, q in self._out.items() if q]
+        return [p for p, q in self.frames.items() if q]
 
     def pop_frame(self, port: int) -> bytes | None:
         """Next PFC frame to send out of ``port``, or None."""
-        q = self._out.get(port)
+        q = self.frames.get(port)
         return q.popleft() if q else None
 
     def occupancy(self, port: int, priority: int) -> int:

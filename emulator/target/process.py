@@ -185,6 +185,12 @@ class SwitchProcess:
             return ""
         if name == "set_port_impair":
             return self._set_impair(words[1:])
+        if name == "set_port_link":  # the runtime took the port's link down / up
+            if len(words) != 3 or words[2] not in ("up", "down") or not words[1].isdigit():
+                raise UserError("usage: set_port_link <port> up|down")
+            if self.credits is not None:
+                self.credits.set_link(int(words[1]), words[2] == "up")
+            return ""
         if name == "show_stats_json":
             return json.dumps(self.stats())
         if name == "show_tm_stats":

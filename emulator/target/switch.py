@@ -22,14 +22,16 @@ from functools import partial
 from typing import Any
 
 from emulator import speedups
-from emulator.target import fastmatch, flowcache
+from emulator.target import fastmatch, flowcache, framereplay
 from emulator.target import packet as pk
 from emulator.target.errors import CliError
 from emulator.target.externs import CounterArray, Digest, RegisterArray
 from emulator.target.flowcache import PipelineCaches
+from emulator.target.framereplay import FrameReplay
 from emulator.target.packet import Pkt
 from emulator.target.pipeline import CompiledProgram, run
 from emulator.target.primitives import P4AssertionFailure
+from emulator.target.program import load_json
 from emulator.target.runtime_cli import RuntimeCli
 from emulator.target.tables import Table
 from emulator.target.tm import TrafficManager
@@ -67,8 +69,9 @@ class Switch:
         self._log = log or self.log_lines.append
         self.program = CompiledProgram(program, self._now_us, seed, self._log)
         self.fast = fastmatch.attach(self.program) if speedups.enabled("FASTMATCH") else None
-        self.caches = self._caches(flow_cache)
-        if self.fast is not None and self.caches is not None:
+        self.replay = self._replay(program, flow_cache)
+        self.caches = None if self.replay else self._caches(flow_cache)
+        if self.fast is not None and (self.caches is not None or self.replay is not None):
             self.fast.watch_changes()  # the caches replaced the tables' change hooks
         prog = self.program
         self._run_ingress: Callable[[list[int], Pkt], None] = (
@@ -130,10 +133,25 @@ class Switch:
             return None
         return PipelineCaches(self.program)
 
+    def _replay(self, program: dict[str, Any] | str, flow_cache: bool | None) -> Any:
+        """The whole-switch replay, unless turned off (FABEMU_REPLAY=0, or ``flow_cache``
+        given: the decision cache asked for or all caching refused) or the program is
+        outside what it can replay (:func:`framereplay.replay_reason`)."""
+        if flow_cache is not None or flowcache.enabled_by_env():
+            return None
+        if not framereplay.enabled_by_env():
+            return None
+        doc = load_json(program)
+        if framereplay.replay_reason(self.program, doc) is not None:
+            return None
+        return FrameReplay(self.program, DROP_PORT)
+
     def flush_caches(self) -> None:
         """Forget every cached pipeline outcome (after any control-plane change)."""
         if self.caches is not None:
             self.caches.flush()
+        if self.replay is not None:
+            self.replay.flush()
 
     def _now_us(self) -> float:
         return self.clock() / 1000
@@ -216,9 +234,12 @@ class Switch:
                 self._set(f, "instance_type", itype)
                 self._set(f, "packet_length", len(frame))
             try:
-                prog.parser.parse(f, p)
-                prog.checksums.verify(f, p)
-                self._run_ingress(f, p)
+                if preserved is None and self.replay is not None:
+                    self.replay.ingress(f, p)
+                else:
+                    prog.parser.parse(f, p)
+                    prog.checksums.verify(f, p)
+                    self._run_ingress(f, p)
             except P4AssertionFailure as exc:
                 return self._fail("assert_failures", f"ingress: {exc}", out)
             except Exception as exc:  # never let a packet crash the switch
@@ -318,7 +339,16 @@ class Switch:
             f[s_td] = (deq.deq_timedelta_ns // 1000) & m_td
         clones: list[Item] = []
         try:
-            self._run_egress(f, p)
+            if p.origin is not None:
+                done = self.replay.egress(f, p)  # type: ignore[union-attr]
+                if done is True:
+                    self.stats["dropped"] += 1
+                    return None, [], []
+                if done:
+                    return done, [], []  # type: ignore[return-value]
+                f = p.f
+            else:
+                self._run_egress(f, p)
             if p.clone_session is not None:
                 g = f.copy()
                 for s in self._metadata_slots:

@@ -136,6 +136,10 @@ class TrafficManager:
         #: run it (``control_timer`` / ``fire_control_timers``)
         self.pfc_refresh = PauseRefresher()
         self.pfc_gen.refresher = self.pfc_refresh
+        #: told (ingress port, priority, now) when a frame from that port is queued /
+        #: leaves its queue: PFC generation's occupancy (``tm_fast`` puts a cheaper one)
+        self._pfc_queued: Callable[[int, int, int], None] = self.pfc_gen.on_enqueue
+        self._pfc_left: Callable[[int, int, int], None] = self.pfc_gen.on_dequeue
         self._flow_controls: list[FlowControl] = [self.pfc]
         #: called as (ingress port, priority, length, now) when a frame that arrived on an
         #: ingress port leaves the buffer (dequeued or tail-dropped): receive-side buffer
@@ -266,7 +270,7 @@ class TrafficManager:
         q.enqueued += 1
         p.queued += 1
         if ingress_port is not None:
-            self.pfc_gen.on_enqueue(ingress_port, priority, now)
+            self._pfc_queued(ingress_port, priority, now)
         if self.observer is not None:
             self.observer.enqueued(port, priority, len(q.entries))
         return True
@@ -328,7 +332,7 @@ class TrafficManager:
             if self.observer is not None:
                 self.observer.dequeued(port, prio, len(q.entries))
             if in_port is not None:
-                self.pfc_gen.on_dequeue(in_port, prio, now)
+                self._pfc_left(in_port, prio, now)
                 if self.on_buffer_release is not None:
                     self.on_buffer_release(in_port, prio, length, now)
             for fc in self._flow_controls:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import ipaddress
 import struct
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import NamedTuple, Protocol
 
 from emulator.errors import UserError
@@ -94,6 +94,29 @@ class RocePath:
     ip_addrs: bytes
     csum_base: int
     sport: int
+    #: transport length -> (Ethernet + IPv4 + UDP header bytes, CRC-32 state of the ICRC
+    #: after those headers, masked): filled by ``framing_fast.TemplateRoceV2Framing``
+    templates: dict[int, tuple[bytes, int]] = field(
+        default_factory=dict, compare=False, hash=False, repr=False
+    )
+
+
+def ip_udp_headers(path: RocePath, transport_len: int) -> tuple[bytes, bytes]:
+    """The IPv4 header (checksum filled in) and UDP header of a frame carrying
+    ``transport_len`` transport bytes along ``path``."""
+    udp_len = 8 + transport_len + ICRC_LEN
+    total = 20 + udp_len
+    s = path.csum_base + total
+    s = (s & 0xFFFF) + (s >> 16)
+    s = (s & 0xFFFF) + (s >> 16)
+    ip = (
+        path.ip_prefix
+        + total.to_bytes(2, "big")
+        + path.ip_mid
+        + ((~s) & 0xFFFF).to_bytes(2, "big")
+        + path.ip_addrs
+    )
+    return ip, _UDP_HDR.pack(path.sport, UDP_PORT_ROCEV2, udp_len, 0)
 
 
 class RoceV2Framing:
@@ -123,19 +146,7 @@ class RoceV2Framing:
     def encode(self, path: object, transport: bytes) -> bytes:
         """Ethernet frame with IPv4 checksum and ICRC filled in."""
         assert isinstance(path, RocePath)
-        udp_len = 8 + len(transport) + ICRC_LEN
-        total = 20 + udp_len
-        s = path.csum_base + total
-        s = (s & 0xFFFF) + (s >> 16)
-        s = (s & 0xFFFF) + (s >> 16)
-        ip = (
-            path.ip_prefix
-            + total.to_bytes(2, "big")
-            + path.ip_mid
-            + ((~s) & 0xFFFF).to_bytes(2, "big")
-            + path.ip_addrs
-        )
-        udp = _UDP_HDR.pack(path.sport, UDP_PORT_ROCEV2, udp_len, 0)
+        ip, udp = ip_udp_headers(path, len(transport))
         return b"".join((path.eth, ip, udp, transport, icrc_ipv4(ip, udp, transport)))
 
     def addressed_to(self, frame: bytes, local: bytes) -> bool:

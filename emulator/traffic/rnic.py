@@ -17,15 +17,17 @@ from __future__ import annotations
 
 import random
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from emulator import speedups
 from emulator.errors import UserError
 from emulator.traffic import opcodes as op
 from emulator.traffic.counters import RnicCounters
 from emulator.traffic.dcqcn import DcqcnConfig, DcqcnRate
-from emulator.traffic.framing import Framing, RoceV2Framing, mac_bytes
+from emulator.traffic.framing import Framing, mac_bytes
+from emulator.traffic.framing_fast import default_framing
 from emulator.traffic.qos import TrafficClassPlan
 from emulator.traffic.qp import QpOwner, QpParams, QueuePair, wire_ns
 from emulator.traffic.roce import decode_transport, udp_sport
@@ -118,7 +120,7 @@ class Rnic:
         self.mac, self.ip, self.gateway_mac = mac, ip, gateway_mac
         self._mac_raw = mac_bytes(mac)
         self.name = name or ip
-        self.framing: Framing = framing or RoceV2Framing()
+        self.framing: Framing = framing or default_framing()
         self.config = config or RnicConfig()
         self.rng = random.Random(seed)
         self.counters = RnicCounters()
@@ -128,6 +130,10 @@ class Rnic:
         self._tx_free_at = 0
         self._now = 0
         self._used_tcs: set[int] = set()
+        #: traffic classes poll/next_wakeup visit, highest first; with FASTHOP only the used
+        #: ones (the others' QP lists stay empty)
+        self._tc_order: Sequence[int] = range(NUM_TCS - 1, -1, -1)
+        self._used_only = speedups.enabled("FASTHOP")
         self._armed: set[QueuePair] = set()  # QPs that may have a retransmission deadline
         self._rto_min: int | None = None
         #: called with each :class:`emulator.traffic.connection.Completion`
@@ -190,6 +196,8 @@ class Rnic:
         )
         self.qps[qpn] = qp
         self._used_tcs.add(tc)
+        if self._used_only:
+            self._tc_order = sorted(self._used_tcs, reverse=True)
         return qp
 
     def kick(self, qp: QueuePair) -> None:
@@ -303,7 +311,7 @@ class Rnic:
         self._fire_timers(now_ns)
         if now_ns < self._tx_free_at:
             return None
-        for tc in range(NUM_TCS - 1, -1, -1):
+        for tc in self._tc_order:
             dq = self._active[tc]
             if not dq or self._paused_until[tc] > now_ns:
                 continue
@@ -335,7 +343,7 @@ class Rnic:
         """
         best: int | None = None
         free = self._tx_free_at
-        for tc in range(NUM_TCS - 1, -1, -1):
+        for tc in self._tc_order:
             dq = self._active[tc]
             if not dq:
                 continue

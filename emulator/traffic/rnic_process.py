@@ -17,7 +17,9 @@ open, then waits for start_file, which holds start_at_ns: no host starts before 
 process listens, however slowly they started),
 linger_s (0.2), framing (``IbFraming.to_dict()``: InfiniBand framing; default RoCEv2),
 ib_credits (bytes of receive buffer per VL: InfiniBand credit flow control with the switch,
-:mod:`emulator.ib.linkfc`). :func:`process_config` builds one from a topology host.
+:mod:`emulator.ib.linkfc`), impair_file (the host end of a loss / corrupt fault, read on
+SIGHUP: :mod:`emulator.traffic.host_faults`). :func:`process_config` builds one from a
+topology host. The report also carries ``events``: when retransmissions and timeouts happened.
 """
 
 from __future__ import annotations
@@ -31,12 +33,13 @@ import sys
 import threading
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
 from emulator.errors import UserError
 from emulator.traffic.dcqcn import DcqcnConfig
+from emulator.traffic.host_faults import EventLog, HostImpair, impair_file
 from emulator.traffic.qos import TrafficClassPlan
 from emulator.traffic.rnic import Rnic, RnicConfig
 from emulator.traffic.start_barrier import await_start, ready_file
@@ -93,6 +96,7 @@ def process_config(
         cfg["start_at_ns"] = start_at_ns
     if start_file is not None:
         cfg["start_file"], cfg["ready_file"] = start_file, ready_file(out)
+    cfg["impair_file"] = impair_file(out)
     if framing is not None:
         cfg["framing"] = dict(framing)
     if ib_credits is not None:
@@ -159,7 +163,8 @@ def udp_sink(ip: str) -> socket.socket | None:
 
 
 def send_frame(sock: socket.socket, frame: bytes, retries: int = 50) -> bool:
-    """Send one frame, retrying briefly while the device queue is full; False if dropped."""
+    """Send one frame, retrying briefly while the device queue is full; False if dropped
+    (also while the host's link is down: lost like on a dead wire)."""
     for _ in range(retries):
         try:
             sock.send(frame)
@@ -167,6 +172,8 @@ def send_frame(sock: socket.socket, frame: bytes, retries: int = 50) -> bool:
         except (BlockingIOError, InterruptedError):
             select.select([], [sock], [], 0.001)
         except OSError as exc:
+            if exc.errno in (errno.ENETDOWN, errno.ENXIO):
+                return False
             if exc.errno != errno.ENOBUFS:
                 raise
             time.sleep(0.0005)
@@ -177,8 +184,10 @@ class HostLink:
     """The host's side of its link: sends frames; with IB credits, the transmit FIFO's head
     waits for credits (the RNIC is not polled meanwhile) and FCPs go both ways."""
 
-    def __init__(self, sock: socket.socket, credits: Any = None) -> None:
-        self.sock, self.credits = sock, credits
+    def __init__(
+        self, sock: socket.socket, credits: Any = None, impair: HostImpair | None = None
+    ) -> None:
+        self.sock, self.credits, self.impair = sock, credits, impair
         self.held: bytes | None = None
         self.tx_dropped = 0
 
@@ -187,6 +196,11 @@ class HostLink:
         return self.credits is not None and bool(self.credits.on_frame(frame))
 
     def _put(self, frame: bytes) -> None:
+        if self.impair is not None:  # a loss / corrupt fault on the host's link
+            impaired = self.impair(frame)
+            if impaired is None:
+                return
+            frame = impaired
         if not send_frame(self.sock, frame):
             self.tx_dropped += 1  # lost like on a wire; go-back-N (and FCTBS) recover
 
@@ -277,6 +291,8 @@ class _Loop:
     storm_at: int | None = None  # next storm frame (None: not storming)
     stuck_dropped: int = 0
     storm_frames: int = 0
+    #: when retransmissions and timeouts happened (per-fault spans: emulator.faults.report)
+    events: EventLog = field(default_factory=EventLog)
 
     def on_term(self, _signum: int, _frame: object) -> None:
         """SIGTERM: finish the loop and still write the report."""
@@ -302,6 +318,10 @@ def _drain(loop: _Loop, sock: socket.socket, link: HostLink, nic: Rnic) -> None:
         try:
             frame, addr = sock.recvfrom(65535)
         except BlockingIOError:
+            return
+        except OSError as exc:  # the link went down (reported once): nothing to receive
+            if exc.errno not in (errno.ENETDOWN, errno.ENXIO):
+                raise
             return
         if addr[2] == PACKET_OUTGOING:
             continue
@@ -347,31 +367,40 @@ def _step(loop: _Loop, sock: socket.socket, link: HostLink, nic: Rnic, dep: Depl
     select.select([sock], [], [], min(sleep_s, _MAX_SLEEP_S))
 
 
+def _install_handlers(loop: _Loop, impair: HostImpair) -> dict[int, Any]:
+    """SIGTERM (finish), SIGUSR1/2 (stuck receiver), SIGHUP (host impairment); the old ones.
+    Installed before the start barrier: a fault may signal a process still waiting."""
+    if threading.current_thread() is not threading.main_thread():
+        return {}
+    old: dict[int, Any] = {signal.SIGTERM: signal.signal(signal.SIGTERM, loop.on_term)}
+    for sig in (signal.SIGUSR1, signal.SIGUSR2):
+        old[sig] = signal.signal(sig, loop.on_stuck)
+    old[signal.SIGHUP] = signal.signal(signal.SIGHUP, impair.on_signal)
+    return old
+
+
 def run(cfg: Mapping[str, Any]) -> dict[str, Any]:
     """Run the bounded loop described by ``cfg``; returns the report (also written to out)."""
     nic, dep, credits = _setup(cfg)
     sock = open_socket(cfg["iface"])
     sink = udp_sink(cfg["ip"])
-    link = HostLink(sock, credits)
+    impair = HostImpair(cfg.get("impair_file"))
+    link = HostLink(sock, credits, impair)
     t0 = time.monotonic_ns()
     deadline = t0 + int(float(cfg.get("duration_s", 10.0)) * 1e9)
-    start_at = int(cfg.get("start_at_ns", t0))
-    if cfg.get("start_file"):
-        start_at = await_start(cfg, deadline)
     loop = _Loop(
         deadline,
-        start_at,
+        int(cfg.get("start_at_ns", t0)),
         int(cfg.get("max_packets", 1_000_000)),
         int(float(cfg.get("linger_s", 0.2)) * 1e9),
     )
-    old_handlers = {}
-    if threading.current_thread() is threading.main_thread():
-        old_handlers[signal.SIGTERM] = signal.signal(signal.SIGTERM, loop.on_term)
-        for sig in (signal.SIGUSR1, signal.SIGUSR2):
-            old_handlers[sig] = signal.signal(sig, loop.on_stuck)
+    old_handlers = _install_handlers(loop, impair)
     try:
+        if cfg.get("start_file"):
+            loop.start_at = await_start(cfg, deadline)
         while not loop.stop and not loop.finished(time.monotonic_ns(), nic, dep):
             _step(loop, sock, link, nic, dep)
+            loop.events.observe(nic.counters, time.monotonic_ns())
     finally:
         sock.close()
         if sink is not None:
@@ -386,6 +415,13 @@ def run(cfg: Mapping[str, Any]) -> dict[str, Any]:
             "pfc_storm_tx": loop.storm_frames,
         }
     report |= link.report(time.monotonic_ns())
+    report["events"] = loop.events.as_dict()
+    if impair.by_fault:  # the host end of a loss / corrupt fault on its link
+        report["impairments"] = impair.report()
+        report["counters"] |= {
+            "impaired_lost": sum(m.lost for m in impair.by_fault.values()),
+            "impaired_corrupted": sum(m.corrupted for m in impair.by_fault.values()),
+        }
     Path(cfg["out"]).write_text(json.dumps(report, indent=1))
     return report
 

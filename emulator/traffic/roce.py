@@ -183,10 +183,20 @@ def icrc_ipv4(ip_header: bytes, udp_header: bytes, transport: bytes) -> bytes:
 
     ``ip_header`` and ``udp_header`` are the real headers; their variant fields are masked here.
     """
+    crc = zlib.crc32(_masked_headers(ip_header, udp_header) + transport[:4] + _ONES_BYTE)
+    crc = zlib.crc32(memoryview(transport)[5:], crc)
+    return struct.pack("<I", crc)
+
+
+def _masked_headers(ip_header: bytes, udp_header: bytes) -> bytes:
+    """The ICRC's first bytes: 8 x 0xFF, then both headers with their variant fields ones."""
     masked_ip = (
         ip_header[:1] + _ONES_BYTE + ip_header[2:8] + _ONES_BYTE + ip_header[9:10] + b"\xff\xff"
     ) + ip_header[12:]
-    masked_udp = udp_header[:6] + b"\xff\xff"
-    crc = zlib.crc32(_FF8 + masked_ip + masked_udp + transport[:4] + _ONES_BYTE)
-    crc = zlib.crc32(memoryview(transport)[5:], crc)
-    return struct.pack("<I", crc)
+    return _FF8 + masked_ip + udp_header[:6] + b"\xff\xff"
+
+
+def icrc_headers_state(ip_header: bytes, udp_header: bytes) -> int:
+    """The ICRC's CRC-32 state after the (masked) IPv4 and UDP headers, to continue over
+    the transport bytes (the same headers serve every packet of one length on one path)."""
+    return zlib.crc32(_masked_headers(ip_header, udp_header))

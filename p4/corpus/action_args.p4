@@ -4,7 +4,9 @@
  * local as both the out and the in argument (the in value is read, not the parameter's
  * copy); an action ignoring its inout parameter, called with a stack element indexed by a
  * packet field that may be past the stack's end (nothing is read or written); an action
- * that writes its inout parameter and exits (the argument is written back).
+ * that writes its inout parameter and exits (the argument is written back); statements
+ * after a direct call of an exiting action, in the control and in a calling action, never
+ * run (BMv2 would run them if they shared the exiting action's primitives).
  * Packet: Ethernet (0x88B5) + arg_t {i, a, b, c} + slot_t[2].
  */
 #include <core.p4>
@@ -52,13 +54,26 @@ control MyIngress(inout headers_t hdr, inout meta_t meta, inout standard_metadat
         v = v + 8w1;
         exit;
     }
+    action stop() {
+        exit;
+    }
+    action write_stop_write() {
+        hdr.arg.a = 8w0x77;
+        stop();
+        hdr.arg.c = 8w0xdd;
+    }
 
     apply {
         std.egress_spec = 1;
         bit<8> tmp = hdr.arg.b + 8w1;
         put(tmp, tmp);
         ignore(hdr.slots[hdr.arg.i].v);
+        if (hdr.arg.i == 8w1) {
+            write_stop_write();
+            hdr.arg.b = 8w0xee;
+        }
         finish(hdr.arg.c);
+        hdr.arg.c = 8w0xee;
     }
 }
 

@@ -2,9 +2,13 @@
  * Tests: header assignment copies validity (`hdr.c = hdr.b` with b valid or not), a
  * header-typed local, a function returning a header, header fields of a typedef'd type,
  * struct initializers (positional and named), struct == struct, struct != {initializer},
- * header == header, slice-of-slice assignment.
+ * header == header, slice-of-slice assignment, header-stack locals (assigned element by
+ * element, initialised from another stack) and stack == stack, a `{...}` argument for a
+ * struct-typed `in` parameter (a struct holding a header: the header made valid).
  * Packet: Ethernet (0x88B5) + ctl_t {mode, res, bits} + item_t a (+ item_t b if mode.0).
- * res bits: 0x01 meta.p == meta.q, 0x02 meta.p != {1, 2}, 0x04 hdr.c == hdr.b.
+ * res bits: 0x01 meta.p == meta.q, 0x02 meta.p != {1, 2}, 0x04 hdr.c == hdr.b,
+ * 0x08 st == st2 (st = {a, b}; st2 = st with st2[1].val = 0 when mode.2).
+ * bits[7:0] = item_sum({{1, a.val}}) = 1 + a.val.
  */
 #include <core.p4>
 #include <v1model.p4>
@@ -37,6 +41,10 @@ struct headers_t {
     item_t     d;
 }
 
+struct holder_t {
+    item_t it;
+}
+
 struct meta_t {
     pair_t p;
     pair_t q;
@@ -48,6 +56,13 @@ item_t make_item(in byte_t k, in bit<8> v) {
     r.kind = k;
     r.val = v;
     return r;
+}
+
+bit<8> item_sum(in holder_t h) {
+    if (!h.it.isValid()) {
+        return 8w0;
+    }
+    return h.it.kind + h.it.val;
 }
 
 parser MyParser(packet_in pkt, out headers_t hdr, inout meta_t meta,
@@ -91,8 +106,19 @@ control MyIngress(inout headers_t hdr, inout meta_t meta, inout standard_metadat
         if (hdr.c == hdr.b) {
             res = res | 8w0x04;
         }
+        item_t[2] st;
+        st[0] = hdr.a;
+        st[1] = hdr.b;
+        item_t[2] st2 = st;
+        if (hdr.ctl.mode[2:2] == 1w1) {
+            st2[1].val = 8w0;
+        }
+        if (st == st2) {
+            res = res | 8w0x08;
+        }
         hdr.ctl.res = res;
         hdr.ctl.bits[15:8][3:0] = 4w0xA;
+        hdr.ctl.bits[7:0] = item_sum({ {8w1, hdr.a.val} });
     }
 }
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from emulator.faults import session
+from emulator.faults import ib_resweep
 from emulator.ib.commands import ar_diff, equal_cost_ports, switch_ops
 from emulator.ib.routing import IbRouting
 from emulator.target.ops import RegisterWrite
@@ -75,9 +75,9 @@ def test_initial_program_equals_a_diff_from_nothing() -> None:
 def _dead_port_run(tmp: Path, repair_ar: bool, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
     """Four fat flows rack 0 -> rack 1 with AR; rtsw0-ctsw0 down at 40 ms, up at 200 ms."""
     if not repair_ar:  # the old behaviour: LFTs repaired, AR port sets left as they were
-        real = session.IbRepair
-        monkeypatch.setattr(
-            session, "IbRepair", lambda *a, **k: real(*a, **{**k, "adaptive": False})
+        real = ib_resweep.IbRepair
+        monkeypatch.setattr(  # the session imports it when an IB run attaches
+            ib_resweep, "IbRepair", lambda *a, **k: real(*a, **{**k, "adaptive": False})
         )
     pairs = [["h0", "h4"], ["h1", "h5"], ["h2", "h6"], ["h3", "h7"]]
     out = run(

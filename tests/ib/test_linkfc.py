@@ -228,3 +228,32 @@ def test_mininet_refuses_a_buffer_fcps_cannot_count() -> None:
                   fabric="ib", credits=CreditConfig(256 * 1024))  # fmt: skip
     with pytest.raises(UserError, match="FCP credits"):
         MininetRuntime(cfg)
+
+
+def test_a_down_port_drains_its_queue_and_comes_back_with_fresh_credits() -> None:
+    """set_port_link: frames stuck behind a dead peer's credits leave (to die on the wire),
+    freeing the ingress buffer they held; on link up the accounting starts afresh."""
+    clock = [0]
+    tm = TrafficManager(lambda: clock[0])
+    credits = SwitchLinkCredits(tm, 4224, {1: MAC, 2: MAC}, lambda: clock[0])
+    tm.add_flow_control(credits)
+    tm.on_buffer_release = credits.on_release
+    frame = b"\x02" * 12 + b"\x88\xb5" + bytes(2000)
+    n = wire_limit(4224) // blocks(len(frame)) + 3
+    for _ in range(n):
+        credits.receive(1, frame, lambda p, f: [2] if tm.enqueue(2, 0, f, len(f), p) else [])
+    while tm.dequeue(2) is not None:
+        pass
+    assert credits.eligible_at(2, 0, 0) == BLOCKED and tm.depth(2) == 3
+    credits.set_link(2, up=False)
+    assert credits.eligible_at(2, 0, 0) == 0
+    spent = credits.ports[2].vl(0).fctbs
+    while tm.dequeue(2) is not None:
+        pass
+    assert tm.depth(2) == 0 and credits.ports[1].vl(0).buffered == 0  # ingress freed
+    assert credits.ports[2].vl(0).fctbs == spent  # nothing spent on the dead link
+    credits.set_link(2, up=True)
+    st_ = credits.ports[2].vl(0)
+    assert (st_.fctbs, st_.fccl, st_.abr) == (0, st_.limit, 0) and st_.stalls >= 1
+    tm.enqueue(2, 0, frame, len(frame), 1)
+    assert credits.eligible_at(2, 0, 0) == 0

@@ -34,7 +34,7 @@ def assemble(
         "header_stacks": env.header_stacks,
         "header_union_types": env.header_union_types,
         "header_unions": env.header_unions,
-        "header_union_stacks": [],
+        "header_union_stacks": env.header_union_stacks,
         "field_lists": env.out["field_lists"],
         "errors": [[n, c] for n, c in sorted(env.errors.items(), key=lambda x: x[1])],
         "enums": [{"name": e.name, "entries": [[n, v] for n, v in e.members]} for e in user_enums],

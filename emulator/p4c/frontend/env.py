@@ -12,7 +12,16 @@ from typing import Any
 from emulator.p4c.diagnostics import CompileError, Pos
 from emulator.p4c.frontend import ast as A
 from emulator.p4c.frontend import types as T
-from emulator.p4c.frontend.values import RV, HeaderRef, ListV, StackRef, StructRef, UnionRef, Value
+from emulator.p4c.frontend.values import (
+    RV,
+    HeaderRef,
+    ListV,
+    StackRef,
+    StructRef,
+    UnionRef,
+    UnionStackRef,
+    Value,
+)  # fmt: skip
 
 CORE_ERRORS = (
     "NoError", "PacketTooShort", "NoMatch", "StackOutOfBounds",
@@ -58,6 +67,7 @@ class Env:
         self.header_stacks: list[dict[str, Any]] = []
         self.header_union_types: list[dict[str, Any]] = []
         self.header_unions: list[dict[str, Any]] = []
+        self.header_union_stacks: list[dict[str, Any]] = []
         self.scalars: list[list[Any]] = []
         self._scalar_names: set[str] = set()
         self.out: dict[str, list[Any]] = {
@@ -200,9 +210,11 @@ class Env:
             return ListV(items, t)
         return self.add_scalar(prefix, t, pos)
 
-    def _add_stack(self, name: str, t: T.StackT, pos: Pos) -> StackRef:
+    def _add_stack(self, name: str, t: T.StackT, pos: Pos) -> StackRef | UnionStackRef:
+        if isinstance(t.elem, T.StructT) and t.elem.kind == "header_union":
+            return self._add_union_stack(name, t, t.elem, pos)
         if not isinstance(t.elem, T.StructT) or t.elem.kind != "header":
-            raise CompileError(pos, "only header stacks are supported (no header union stacks)")
+            raise CompileError(pos, "stacks need header or header_union elements")
         elems = [self.add_header(f"{name}[{i}]", t.elem, False, pos) for i in range(t.size)]
         self.header_stacks.append(
             {
@@ -214,6 +226,21 @@ class Env:
             }
         )
         return StackRef(name, t, elems)
+
+    def _add_union_stack(self, name: str, t: T.StackT, elem: T.StructT, pos: Pos) -> UnionStackRef:
+        """Unions ``name[i]`` (members ``name[i].m``) and their ``header_union_stacks`` entry."""
+        elems = [self._add_union(f"{name}[{i}]", elem, pos) for i in range(t.size)]
+        first = len(self.header_unions) - t.size
+        self.header_union_stacks.append(
+            {
+                "name": name,
+                "id": len(self.header_union_stacks),
+                "union_type": elem.name,
+                "size": t.size,
+                "header_union_ids": list(range(first, first + t.size)),
+            }
+        )
+        return UnionStackRef(name, t, elems)
 
     def _add_union(self, name: str, t: T.StructT, pos: Pos) -> UnionRef:
         if not any(u["name"] == t.name for u in self.header_union_types):
@@ -234,6 +261,7 @@ class Env:
                 "id": len(self.header_unions),
                 "union_type": t.name,
                 "header_ids": [self._header_id(m.name) for m in members.values()],
+                "pi_omit": True,
             }
         )
         return UnionRef(name, t, members)

@@ -28,6 +28,8 @@ class Preprocessed:
 
     text: str
     line_map: tuple[tuple[str, int], ...]
+    #: every file the preprocessor opened for an ``#include`` (resolved paths, in order)
+    files: tuple[str, ...] = ()
 
     def pos(self, line: int, col: int) -> Pos:
         """Map a 1-based output line/column to the original source position."""
@@ -43,6 +45,7 @@ class _Pre(pcpp.Preprocessor):
         self.errors: list[tuple[str, int, str]] = []
         self.line_directive = "#line"
         self.compress = 0
+        self.opened: list[str] = []
 
     def on_error(self, file: str, line: int, msg: str) -> None:
         self.errors.append((file, line, msg))
@@ -61,6 +64,7 @@ class _Pre(pcpp.Preprocessor):
     def on_file_open(self, is_system_include: bool, includepath: str) -> io.StringIO:
         text = decode_source(Path(includepath).read_bytes(), includepath)  # OSError: next dir
         remember_source(includepath, text)
+        self.opened.append(str(Path(includepath).resolve()))
         return io.StringIO(blank_comments(text))
 
 
@@ -145,4 +149,4 @@ def preprocess(
         lines_out.append(raw)
         line_map.append((cur_file, cur_line))
         cur_line += 1
-    return Preprocessed("\n".join(lines_out), tuple(line_map))
+    return Preprocessed("\n".join(lines_out), tuple(line_map), tuple(pre.opened))

@@ -214,6 +214,7 @@ class StmtParser(ExprParser):
             keys = ks.items if isinstance(ks, A.ListExpr) else (ks,)
             self.expect_op(":")
             act = self.action_ref(())
+            annos += self.annotations()  # `: action(...) @priority(N);`
             self.expect_op(";")
             out.append(A.Entry(et.pos, tuple(keys), act, prio, annos))
         self.expect_op("}")

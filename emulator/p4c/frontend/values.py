@@ -116,6 +116,15 @@ class UnionRef(Value):
 
 
 @dataclass
+class UnionStackRef(Value):
+    """A stack of header unions (``header_union_stacks``): constant indices only."""
+
+    name: str
+    type: T.StackT
+    elems: list[UnionRef] = field(default_factory=list)
+
+
+@dataclass
 class StructRef(Value):
     """A struct held in storage: field name -> value."""
 

@@ -20,6 +20,7 @@ from emulator.p4c.frontend.values import (
     StackRef,
     StructRef,
     UnionRef,
+    UnionStackRef,
     Value,
     expr_json,
     hexv,
@@ -152,19 +153,22 @@ def _method(ctx: Ctx, call: A.Call, base: Value, name: str, pos: Pos) -> Value:
                 boolean=True,
             )
         raise CompileError(pos, f"header_union has no method '{name}'")
-    if isinstance(base, StackRef):
+    if isinstance(base, StackRef | UnionStackRef):
         if name in ("push_front", "pop_front"):
             (n,) = args_of(call, ["count"], pos, name)
             cnt = lower(n, ctx)
             if not isinstance(cnt, Const):
                 raise CompileError(n.pos, f"{name} needs a constant count")
+            kind = "header_stack" if isinstance(base, StackRef) else "header_union_stack"
             ctx.emit(
                 "push" if name == "push_front" else "pop",
-                [{"type": "header_stack", "value": base.name}, hexv(cnt.value)],
+                [{"type": kind, "value": base.name}, hexv(cnt.value)],
                 pos,
             )
             return VOID
         raise CompileError(pos, f"header stack has no method '{name}'")
+    if isinstance(base, ObjRef) and base.kind in ("stack_next", "union_stack_member"):
+        raise CompileError(pos, f"'.next' of a stack is only an extract target, not '{name}'")
     if isinstance(base, ObjRef):
         return ctx.architecture(pos).extern_method(ctx, call, base, name, pos)
     raise CompileError(pos, f"value of type {base.type.show()} has no method '{name}'")
@@ -195,6 +199,7 @@ def inline_action(
                 tmp = ctx.temp(t, e.pos, p.name)
                 ctx.emit("assign", [tmp.json, to_data(v)], e.pos)
                 v = RV(tmp.json, t)
+        v = struct_arg(ctx, p, v, t, e.pos)
         v = _copy_in(ctx, p, v, t, e.pos, copies, decl.body)
         inner.scope.bind(p.name, v)
     start = len(ctx.prims)
@@ -239,6 +244,7 @@ def inline_function(ctx: Ctx, decl: A.FunctionDecl, args: tuple[A.Arg, ...], pos
             tmp = ctx.temp(t, a.value.pos, p.name)
             assign_value(tmp, v, ctx, a.value.pos)
             v = RV(tmp.json, t)
+        v = struct_arg(ctx, p, v, t, a.value.pos)
         inner.scope.bind(p.name, _copy_in(ctx, p, v, t, a.value.pos, copies, decl.body))
     rt = resolve_type(ctx.env, decl.ret, const_eval)
     result: Value | None = None
@@ -252,6 +258,18 @@ def inline_function(ctx: Ctx, decl: A.FunctionDecl, args: tuple[A.Arg, ...], pos
     if isinstance(result, RV):
         return RV(result.json, rt)
     return result if result is not None else VOID
+
+
+def struct_arg(ctx: Ctx, p: A.Param, v: Value, t: T.Type, pos: Pos) -> Value:
+    """An ``in`` argument of struct or header type given as ``{...}``: the parameter gets
+    storage of its own, initialised from the list (a header so made is valid)."""
+    if p.direction not in ("", "in") or not isinstance(v, ListV):
+        return v
+    if not isinstance(t, T.StructT):
+        return v
+    storage = ctx.env.allocate(ctx.env.unique(f"{p.name}_arg"), t, pos)
+    assign_value(storage, v, ctx, pos)
+    return storage
 
 
 def mentions(node: object, name: str) -> bool:

@@ -21,7 +21,16 @@ from emulator.p4c.frontend.values import RV, Const, ObjRef, to_data
 from emulator.p4c.lowering.context import Ctx
 from emulator.p4c.lowering.effect_order import effect_order
 from emulator.p4c.lowering.exprs import const_eval, lower, scalar
-from emulator.p4c.lowering.stmts import cond_json, lower_block, lower_stmt
+from emulator.p4c.lowering.stmts import cond_json, exits, lower_block, lower_stmt
+from emulator.p4c.lowering.sub_controls import (
+    ApplyArgs,
+    bind_apply_args,
+    bind_ctor_args,
+    sub_block,
+    table_exits,
+    tables_in,
+    with_copy_out,
+)
 from emulator.p4c.lowering.tables import TableBuilder, cp_name, simple_key
 from emulator.p4c.lowering.value_switch import value_switch
 
@@ -44,6 +53,7 @@ class ControlLowering:
         self.applied: set[str] = set()
         self.builders: dict[str, TableBuilder] = {}
         self.key_temps: dict[str, dict[int, RV]] = {}
+        self.implicit: dict[str, ObjRef] = {}  # controls applied by type name
 
     # -------------------------------------------------------------- setup
     def setup_locals(self, decl: A.ControlDecl, ctx: Ctx, prefix: str) -> None:
@@ -61,12 +71,12 @@ class ControlLowering:
                     ObjRef("table", cp_name(prefix, loc.name, loc.annotations), loc, T.VOID, ctx),
                 )
             elif isinstance(loc, A.Instance):
-                ctx.scope.bind(
-                    loc.name,
-                    ctx.architecture(loc.pos).declare_instance(
-                        ctx, loc, cp_name(prefix, loc.name, loc.annotations)
-                    ),
+                obj = ctx.architecture(loc.pos).declare_instance(
+                    ctx, loc, cp_name(prefix, loc.name, loc.annotations)
                 )
+                if obj.kind == "subblock":
+                    obj.extra["decl_ctx"] = ctx  # where its constructor arguments are lowered
+                ctx.scope.bind(loc.name, obj)
             else:
                 lower_stmt(loc, ctx)
 
@@ -122,7 +132,7 @@ class ControlLowering:
                 ir.append(("apply", table, s.pos))
             elif isinstance(s, A.CallStmt) and (sub := self._sub_apply(s.call, ctx)) is not None:
                 flush()
-                ir.append(("sub", self.forward(sub[0].body.stmts, sub[1])))
+                ir.extend(self._sub_ir(*sub, s.pos))
             elif isinstance(s, A.If):
                 flush()
                 ir.extend(self._if(s, ctx))
@@ -149,9 +159,14 @@ class ControlLowering:
                 return ir
             else:
                 ctx.prims = run
+                before = len(run)
                 lower_stmt(s, ctx)
                 if run and not run_pos:
                     run_pos.append(s.pos)
+                if exits(run, before, s.pos):  # a call of an exiting action: nothing after
+                    flush()  # it runs (BMv2 would run the rest of its synthesized action)
+                    ir.append(("exit",))
+                    return ir
         flush()
         return ir
 
@@ -168,7 +183,7 @@ class ControlLowering:
     def _table_of(self, e: A.Expr, ctx: Ctx) -> ObjRef | None:
         """``t.apply()`` -> t (as ObjRef), else None."""
         if isinstance(e, A.Call) and isinstance(e.func, A.Member) and e.func.name == "apply":
-            base = lower(e.func.expr, ctx)
+            base = sub_block(e.func.expr, ctx, self.implicit)
             if isinstance(base, ObjRef) and base.kind == "table":
                 if e.args:
                     raise CompileError(e.pos, "table.apply() takes no arguments")
@@ -205,10 +220,26 @@ class ControlLowering:
     def _applied_table(self, s: A.Stmt, ctx: Ctx) -> ObjRef | None:
         return self._table_of(s.call, ctx) if isinstance(s, A.CallStmt) else None
 
-    def _sub_apply(self, call: A.Call, ctx: Ctx) -> tuple[A.ControlDecl, Ctx] | None:
+    def _sub_ir(self, decl: A.ControlDecl, sctx: Ctx, args: ApplyArgs, pos: Pos) -> list[Any]:
+        """IR of a sub-control's application: copy-in, body, copy-out (also before an exit)."""
+        body = self.forward(decl.body.stmts, sctx)
+        pre = [("prims", args.copy_in, pos)] if args.copy_in else []
+        if not args.copies:
+            return [*pre, ("sub", body, None, pos)]
+        for t in tables_in(body):
+            if table_exits(t):
+                raise CompileError(
+                    pos,
+                    f"control {decl.name} is applied with aliased arguments (copied in and "
+                    f"out) and its table {t.name} has an action that exits: not supported",
+                )
+        body = with_copy_out(body, lambda: args.copy_out(sctx), pos)
+        return [*pre, ("sub", body, args.copy_out(sctx), pos)]
+
+    def _sub_apply(self, call: A.Call, ctx: Ctx) -> tuple[A.ControlDecl, Ctx, ApplyArgs] | None:
         if not (isinstance(call.func, A.Member) and call.func.name == "apply"):
             return None
-        base = lower(call.func.expr, ctx)
+        base = sub_block(call.func.expr, ctx, self.implicit)
         if not (isinstance(base, ObjRef) and base.kind == "subblock"):
             return None
         decl = base.decl
@@ -224,15 +255,14 @@ class ControlLowering:
         if sctx is None:
             sctx = ctx.fresh(Scope(self.env.globals), "control", base.name)
             base.extra["ctx"] = sctx
-        for p, a in zip(decl.params, call.args, strict=True):
-            t = resolve_type(self.env, p.type, const_eval)
-            sctx.scope.bind(p.name, lower(a.value, ctx, t))
+            bind_ctor_args(base, decl, sctx, call.pos)
+        args = bind_apply_args(ctx, sctx, decl, call)
         if first:
             sctx.prims = []
             self.setup_locals(decl, sctx, base.name)
             if sctx.prims:
                 raise CompileError(decl.pos, "initialized locals in sub-controls are not supported")
-        return decl, sctx
+        return decl, sctx, args
 
     def _if(self, s: A.If, ctx: Ctx) -> list[Any]:
         cond, negate = s.cond, False
@@ -353,8 +383,9 @@ class ControlLowering:
                 )
                 self.env.cond_id += 1
                 nxt = name
-            elif kind == "sub":
-                nxt = self.build(item[1], nxt, nxt)
+            elif kind == "sub":  # a return in the callee goes to its copy-out, if any
+                after = self._action_table(item[2], item[3], nxt) if item[2] else nxt
+                nxt = self.build(item[1], after, after)
             elif kind == "exit":
                 nxt = None
             elif kind == "return":

@@ -19,6 +19,7 @@ from emulator.p4c.frontend.values import (
     StackRef,
     StructRef,
     UnionRef,
+    UnionStackRef,
     Value,
     expr_json,
     hexv,
@@ -26,6 +27,7 @@ from emulator.p4c.frontend.values import (
     to_bool,
     to_data,
 )  # fmt: skip
+from emulator.p4c.lowering import union_stacks
 from emulator.p4c.lowering.context import Ctx
 from emulator.p4c.lowering.header_ops import aggregate_equality
 
@@ -180,6 +182,8 @@ def cast(v: Value, t: T.Type, pos: Pos) -> Value:
 
 # ------------------------------------------------------------------ members / indexing
 def member(base: Value, name: str, pos: Pos, ctx: Ctx) -> Value:
+    if isinstance(base, UnionStackRef) or getattr(base, "kind", "") == union_stacks.NEXT:
+        return union_stacks.member(base, name, pos)
     if isinstance(base, ObjRef):
         if base.kind == "errors":
             code = ctx.env.error_code(name)
@@ -232,18 +236,12 @@ def member(base: Value, name: str, pos: Pos, ctx: Ctx) -> Value:
         if name == "size":
             return Const(base.type.size, T.Bits(32))
         if name in ("next", "last", "lastIndex", "nextIndex"):
+            stack = {"type": "header_stack", "value": base.name}
+            idx = expr_json("last_stack_index", None, stack)
             if name == "lastIndex":
-                j = expr_json(
-                    "last_stack_index", None, {"type": "header_stack", "value": base.name}
-                )
-                return RV(j, T.Bits(32))
+                return RV(idx, T.Bits(32))
             if name == "last":
-                idx = expr_json(
-                    "last_stack_index", None, {"type": "header_stack", "value": base.name}
-                )
-                dyn = expr_json(
-                    "dereference_header_stack", {"type": "header_stack", "value": base.name}, idx
-                )
+                dyn = expr_json("dereference_header_stack", stack, idx)
                 assert isinstance(base.type.elem, T.StructT)
                 return HeaderRef(f"{base.name}.last", base.type.elem, dyn)
             return ObjRef("stack_next", base.name, base, base.type.elem)
@@ -259,9 +257,11 @@ def index(base: Value, idx: A.Expr, pos: Pos, ctx: Ctx) -> Value:
         if not 0 <= k < len(base.items):
             raise CompileError(idx.pos, f"index {k} out of bounds for {base.type.show()}")
         return base.items[k]
-    if not isinstance(base, StackRef):
+    if not isinstance(base, StackRef | UnionStackRef):
         raise CompileError(pos, "indexing needs a header stack")
     i = lower(idx, ctx, T.Bits(32))
+    if isinstance(base, UnionStackRef):
+        return union_stacks.element(base, i, idx.pos)
     if isinstance(i, Const):
         if not 0 <= i.value < base.type.size:
             raise CompileError(

@@ -1,4 +1,4 @@
-"""Equality of whole headers and structs in expressions: ``a == b`` and ``a != b``.
+"""Equality of whole headers, header stacks and structs: ``a == b`` and ``a != b``.
 
 P4-16 (8.17): two headers are equal when both are invalid, or both are valid and every
 field is equal; two structs when every field is (headers among them as above). Lowered to
@@ -16,6 +16,7 @@ from emulator.p4c.frontend.values import (
     HeaderRef,
     Json,
     ListV,
+    StackRef,
     StructRef,
     Value,
     expr_json,
@@ -71,9 +72,23 @@ def _struct_equal(a: StructRef, b: StructRef | ListV, op: str, pos: Pos) -> Json
     return every
 
 
+def stack_equality(a: StackRef, b: StackRef, op: str, pos: Pos) -> RV:
+    """``a == b`` (or ``!=``) between two header stacks: every element equal, in order."""
+    if a.type != b.type:
+        raise CompileError(pos, f"type mismatch in '{op}': {a.type.show()} and {b.type.show()}")
+    every: Json | None = None
+    for x, y in zip(a.elems, b.elems, strict=True):
+        eq = header_equality(x, y, "==", pos).json
+        every = eq if every is None else expr_json("and", every, eq)
+    result = every if every is not None else {"type": "bool", "value": True}
+    return RV(result if op == "==" else expr_json("not", None, result), T.BOOL, boolean=True)
+
+
 def _equal(x: Value, y: Value, op: str, pos: Pos) -> Json | None:
     if isinstance(x, HeaderRef) and isinstance(y, HeaderRef):
         return header_equality(x, y, "==", pos).json
+    if isinstance(x, StackRef) and isinstance(y, StackRef):
+        return stack_equality(x, y, "==", pos).json
     if isinstance(x, StructRef) and isinstance(y, StructRef | ListV):
         return _struct_equal(x, y, op, pos)
     if isinstance(x, RV | Const) and isinstance(y, RV | Const):
@@ -86,9 +101,12 @@ def _equal(x: Value, y: Value, op: str, pos: Pos) -> Json | None:
 
 
 def aggregate_equality(a: Value, b: Value, op: str, pos: Pos) -> RV | None:
-    """``a == b`` / ``a != b`` between headers or structs; None for anything else."""
+    """``a == b`` / ``a != b`` between headers, header stacks or structs; None for anything
+    else."""
     if isinstance(a, HeaderRef) and isinstance(b, HeaderRef):
         return header_equality(a, b, op, pos)
+    if isinstance(a, StackRef) and isinstance(b, StackRef):
+        return stack_equality(a, b, op, pos)
     if isinstance(a, StructRef) and isinstance(b, StructRef | ListV):
         return struct_equality(a, b, op, pos)
     if isinstance(a, ListV) and isinstance(b, StructRef):

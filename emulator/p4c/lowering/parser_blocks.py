@@ -18,11 +18,14 @@ from emulator.p4c.frontend.values import (
     ObjRef,
     Value,
     as_expression,
+    expr_json,
     hexstr,
+    hexv,
     mask,
     to_bool,
     to_data,
 )  # fmt: skip
+from emulator.p4c.lowering import union_stacks
 from emulator.p4c.lowering.calls import VOID, args_of
 from emulator.p4c.lowering.context import Ctx
 from emulator.p4c.lowering.exprs import coerce, const_eval, lower, scalar
@@ -43,14 +46,21 @@ def packet_in_method(ctx: Ctx, call: A.Call, name: str, pos: Pos) -> Value:
             t = resolve_type(ctx.env, call.type_args[0], const_eval)  # extract<T>(_): skip a T
             if isinstance(t, T.StructT) and t.kind == "header":
                 target = ctx.env.allocate(ctx.env.unique(f"{t.name}_skipped"), t, pos)
-        if isinstance(target, ObjRef) and target.kind == "stack_next":
-            p0: dict[str, Any] = {"type": "stack", "value": target.name}
+        p0: dict[str, Any]
+        ht: T.Type
+        in_union_stack = union_stacks.extract_target(target)
+        if in_union_stack is not None:
+            p0, ht = in_union_stack
+        elif isinstance(target, ObjRef) and target.kind == "stack_next":
+            p0 = {"type": "stack", "value": target.name}
             ht = target.type
         elif isinstance(target, HeaderRef) and target.dyn is None:
             p0 = {"type": "regular", "value": target.name}
             ht = target.type
         else:
-            raise CompileError(args[0].pos, "extract needs a header (or stack.next)")
+            raise CompileError(
+                args[0].pos, "extract needs a header, stack.next or stack.next.member"
+            )
         assert isinstance(ht, T.StructT)
         has_vl = any(isinstance(t, T.Varbit) for _, t in ht.fields)
         if len(args) == 2:
@@ -73,13 +83,7 @@ def packet_in_method(ctx: Ctx, call: A.Call, name: str, pos: Pos) -> Value:
         if isinstance(t, T.Bits):
             return RV({"type": "lookahead", "value": [0, t.width]}, t)
         if isinstance(t, T.StructT) and t.kind == "header":
-            items: list[Value] = []
-            off = 0
-            for _, ft in t.fields:
-                w = T.width_of(ft) or 0
-                items.append(RV({"type": "lookahead", "value": [off, w]}, ft))
-                off += w
-            return ListV(items, t)
+            return _lookahead_header(ctx, t, pos)
         raise CompileError(pos, f"lookahead of {t.show()} is not supported")
     if name == "advance":
         (a,) = args_of(call, ["sizeInBits"], pos, "advance")
@@ -87,6 +91,26 @@ def packet_in_method(ctx: Ctx, call: A.Call, name: str, pos: Pos) -> Value:
         _parser_op(ctx, "advance", [to_data(n)])
         return VOID
     raise CompileError(pos, f"packet_in.{name} is not supported")
+
+
+def _lookahead_header(ctx: Ctx, t: T.StructT, pos: Pos) -> ListV:
+    """``lookahead<H>()``: the next bits of H's width read once into a temporary (as p4c
+    does), each field a slice of it, so ``lookahead<H>().f`` works inside expressions."""
+    widths = [T.width_of(ft) for _, ft in t.fields]
+    if any(w is None or not isinstance(ft, T.Bits) for w, (_, ft) in zip(widths, t.fields)):
+        raise CompileError(pos, f"lookahead of {t.show()}: only bit<W>/int<W> fields are supported")
+    total = sum(w or 0 for w in widths)
+    tmp = ctx.temp(T.Bits(total), pos, "lookahead")
+    _parser_op(ctx, "set", [tmp.json, {"type": "lookahead", "value": [0, total]}])
+    items: list[Value] = []
+    off = total
+    for (_, ft), w in zip(t.fields, widths):
+        assert isinstance(ft, T.Bits) and w is not None
+        off -= w
+        j = expr_json(">>", tmp.json, hexv(off)) if off else tmp.json
+        j = expr_json("&", j, hexv(mask(w), w))
+        items.append(RV(expr_json("two_comp_mod", j, hexv(w)) if ft.signed else j, ft))
+    return ListV(items, t, [n for n, _ in t.fields])
 
 
 def verify_call(ctx: Ctx, call: A.Call, pos: Pos) -> None:

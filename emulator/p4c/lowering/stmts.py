@@ -22,6 +22,7 @@ from emulator.p4c.frontend.values import (
     StackRef,
     StructRef,
     UnionRef,
+    UnionStackRef,
     Value,
     expr_json,
     hexv,
@@ -40,7 +41,10 @@ def lower_block(stmts: tuple[A.Stmt, ...] | list[A.Stmt], ctx: Ctx) -> None:
     ctx_returns = ctx.returns
     ctx.returns = returns
     for s in _reachable(stmts):
+        before = len(ctx.prims)
         lower_stmt(s, ctx)
+        if exits(ctx.prims, before, s.pos):
+            break
     ctx.returns = ctx_returns
     end = len(ctx.prims)
     for i in returns:
@@ -67,7 +71,10 @@ def lower_stmt(s: A.Stmt, ctx: Ctx) -> None:
     if isinstance(s, A.Block):
         inner = ctx.child()
         for x in _reachable(s.stmts):
+            before = len(ctx.prims)
             lower_stmt(x, inner)
+            if exits(ctx.prims, before, x.pos):
+                break
     elif isinstance(s, A.Empty):
         pass
     elif isinstance(s, A.Assign):
@@ -135,6 +142,29 @@ def lower_if(s: A.If, ctx: Ctx) -> None:
         ctx.prims[jz]["parameters"][1] = hexv(len(ctx.prims))
 
 
+def exits(prims: list[dict[str, Any]], start: int, pos: Pos) -> bool:
+    """Whether the primitives from ``start`` (one statement's) end in an unconditional
+    ``exit`` (a call of an action that exits): the statements after it must not run, and
+    BMv2's ``exit`` primitive would not stop them. An ``exit`` behind a jump is conditional,
+    which BMv2 cannot express inside one action: refused at ``pos``."""
+    exit_at = [i for i in range(start, len(prims)) if prims[i]["op"] == "exit"]
+    if not exit_at:
+        return False
+    jumps = [(i, _jump_target(prims[i])) for i in range(start, exit_at[0])]
+    if any(t is not None and t > exit_at[0] for _, t in jumps):
+        raise CompileError(pos, "exit under a condition in an action is not supported on BMv2")
+    return True
+
+
+def _jump_target(prim: dict[str, Any]) -> int | None:
+    """Where a ``_jump``/``_jump_if_zero`` primitive goes (None for other primitives)."""
+    if prim["op"] == "_jump":
+        return int(prim["parameters"][0]["value"], 16)
+    if prim["op"] == "_jump_if_zero":
+        return int(prim["parameters"][1]["value"], 16)
+    return None
+
+
 def exit_in(s: A.Stmt | None) -> A.Exit | None:
     """The first ``exit`` in ``s`` (blocks and nested ifs included)."""
     if isinstance(s, A.Exit):
@@ -185,6 +215,9 @@ def assign_value(target: Value, v: Value, ctx: Ctx, pos: Pos, lpos: Pos | None =
     elif isinstance(target, StackRef) and isinstance(v, StackRef):
         stacks = [{"type": "header_stack", "value": x.name} for x in (target, v)]
         ctx.emit("assign_header_stack", stacks, pos)
+    elif isinstance(target, UnionStackRef) and isinstance(v, UnionStackRef):
+        stacks = [{"type": "header_union_stack", "value": x.name} for x in (target, v)]
+        ctx.emit("assign_union_stack", stacks, pos)
     elif isinstance(target, UnionRef) and isinstance(v, UnionRef):
         unions = [{"type": "header_union", "value": x.name} for x in (target, v)]
         ctx.emit("assign_union", unions, pos)

@@ -329,7 +329,7 @@ class TableBuilder:
             for k, (mt, w), sh in zip(e.keys, self.key_info, self.key_shift, strict=True)
         ]
         _, aid, vals = self._action_data(e.action, emit_action, e.action.pos)
-        prio = i + 1
+        prio = _annotated_priority(e, i + 1)
         return {
             "source_info": source_info(e.pos, "entry"),
             "match_key": mk,
@@ -398,3 +398,13 @@ class TableBuilder:
                 raise CompileError(k.pos, "lpm mask must be a prefix")
             return {"match_type": "lpm", "key": hexstr(v & m, w), "prefix_length": plen}
         return {"match_type": "ternary", "key": hexstr(v & m, w), "mask": hexstr(m, w)}
+
+
+def _annotated_priority(e: A.Entry, by_position: int) -> int:
+    """An entry's ``@priority(N)`` (p4c-bm2-ss writes N as is), else its position from 1."""
+    for name, args in e.annotations:
+        if name == "priority":
+            if len(args) != 1 or not isinstance(args[0], int) or isinstance(args[0], bool):
+                raise CompileError(e.action.pos, "@priority needs one integer, e.g. @priority(3)")
+            return args[0]
+    return by_position

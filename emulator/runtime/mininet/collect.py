@@ -245,6 +245,30 @@ def qp_errors(rec: RunRecord) -> list[dict[str, Any]]:
     return sorted(out, key=lambda e: (e["host"], e["flow_id"]))
 
 
+def rnic_events(rec: RunRecord) -> dict[str, list[tuple[int, int]]]:
+    """When the RNICs retransmitted and timed out, on the run clock: ``retransmissions`` and
+    ``timeouts`` as sorted ``(t_ns, n)`` from every process's event log (host_faults)."""
+    out: dict[str, list[tuple[int, int]]] = {"retransmissions": [], "timeouts": []}
+    for reports in rec.reports:
+        for rep in reports.values():
+            for key, log in out.items():
+                log += [
+                    (int(t) - rec.t0_mono_ns, int(n)) for t, n in rep.get("events", {}).get(key, [])
+                ]
+    return {k: sorted(v) for k, v in out.items()}
+
+
+def host_impairments(rec: RunRecord) -> dict[int, tuple[int, int]]:
+    """Fault index -> (lost, corrupted) data frames the RNIC processes' hosts sent."""
+    out: dict[int, tuple[int, int]] = {}
+    for reports in rec.reports:
+        for rep in reports.values():
+            for fault, c in rep.get("impairments", {}).items():
+                lost, bad = out.get(int(fault), (0, 0))
+                out[int(fault)] = (lost + int(c["lost"]), bad + int(c["corrupted"]))
+    return out
+
+
 def _pauses(rec: RunRecord) -> list[PauseObs]:
     pauses = [
         PauseObs(int(t) - rec.t0_mono_ns, sw, int(p), int(c), int(q))

@@ -362,6 +362,8 @@ class MininetFabric:
                 intf = self._intf(node, port)
                 if node in switches:  # switch interfaces live in the root namespace
                     set_link_state(intf, state == "up")
+                    if self.ib_credits is not None:  # IB credits: the process must know
+                        self.switch_cli(node, f"set_port_link {port} {state}")
                 else:  # a host's, inside its own namespace
                     net.get(node).cmd(f"ip link set dev {shlex.quote(intf)} {state}")
         return len(links)

@@ -52,14 +52,17 @@ from emulator.runtime.mininet.capture import UplinkCapture
 from emulator.runtime.mininet.collect import (
     RunRecord,
     Sample,
+    host_impairments,
     kernel_counters,
     observations,
     qp_errors,
+    rnic_events,
 )
 from emulator.runtime.mininet.fabric import MininetFabric
 from emulator.runtime.mininet.sampler import KernelSampler
 from emulator.runtime.mininet.uplinks import CliChange, UplinkPredictor
 from emulator.target.ops import SwitchOp, command_ops
+from emulator.traffic.host_faults import impair_file, write_impair
 from emulator.traffic.start_barrier import ready_file, release
 from emulator.traffic.workloads import workload_from_dict
 
@@ -115,6 +118,7 @@ class MininetRuntime(LinkEventSource):
         self._collected = False
         self._sampler: KernelSampler | None = None
         self._capture: UplinkCapture | None = None
+        self._host_impair: dict[str, int | None] = {}  # host -> fault impairing what it sends
 
     # -- lifecycle -----------------------------------------------------------------------
 
@@ -173,6 +177,10 @@ class MininetRuntime(LinkEventSource):
         if self._rec is None:
             raise UserError("the Mininet runtime is not started (call start())")
         return time.monotonic_ns() - self._rec.t0_mono_ns
+
+    def now_ns(self) -> int:
+        """The run clock: wall ns since ``start()`` returned."""
+        return self._now()
 
     # -- workloads -----------------------------------------------------------------------
 
@@ -352,6 +360,32 @@ class MininetRuntime(LinkEventSource):
         note = "" if procs else " (no RNIC process running there)"
         if self._rec is not None:
             self._rec.events.append(f"t={self._now()} {what} {host}{note}")
+
+    def impair_host(self, host: str, fault: int, mode: str, probability: float, seed: int) -> None:
+        """The host end of a loss / corrupt fault: ``host``'s RNIC process impairs the data
+        frames it sends (``mode`` "off": stops, unless a later fault's replaced it; the
+        impair file always holds the latest setting, so signals that arrive together lose
+        nothing); a host running no RNIC process is noted."""
+        if mode == "off" and self._host_impair.get(host) != fault:
+            return  # a later fault's impairment replaced it (the file holds the latest)
+        self._host_impair[host] = None if mode == "off" else fault
+        procs = [p for procs in self._procs if (p := procs.get(host)) and p.poll() is None]
+        if procs:
+            write_impair(impair_file(self.fabric.run_dir / f"rnic-{host}.json"), fault, mode,
+                         probability, seed)  # fmt: skip
+        for p in procs:
+            p.send_signal(signal.SIGHUP)
+        note = "" if procs else " (no RNIC process running there)"
+        if self._rec is not None:
+            self._rec.events.append(f"t={self._now()} impair {host} {mode} {probability}{note}")
+
+    def rnic_events(self) -> dict[str, list[tuple[int, int]]]:
+        """When the RNICs retransmitted / timed out, run clock (after result(): collect)."""
+        return {} if self._rec is None else rnic_events(self._rec)
+
+    def host_impairments(self) -> dict[int, tuple[int, int]]:
+        """Fault -> (lost, corrupted) frames the hosts' RNIC processes sent (after result())."""
+        return {} if self._rec is None else host_impairments(self._rec)
 
     def qp_errors(self) -> list[dict[str, Any]]:
         """QPs whose retries ran out, as the RNIC processes reported them (after result())."""

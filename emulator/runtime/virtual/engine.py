@@ -25,8 +25,10 @@ class Engine:
         self.now = 0
         self.stop = False
         self.events = 0  # events executed so far
-        self._q: list[Event] = []
-        self._seq = itertools.count()
+        #: the event heap and its tie-breaking counter: hot paths (``fasthop``) push
+        #: ``(max(t, now), next(seq), fn, arg)`` onto it directly, as ``at`` does
+        self.heap: list[Event] = []
+        self.seq = itertools.count()
 
     def __call__(self) -> int:
         """The clock (switches and the TM call this)."""
@@ -36,22 +38,22 @@ class Engine:
         """Run ``fn(arg)`` at ``t`` ns (never earlier than now)."""
         if t < self.now:
             t = self.now
-        heapq.heappush(self._q, (t, next(self._seq), fn, arg))
+        heapq.heappush(self.heap, (t, next(self.seq), fn, arg))
 
     def pending(self) -> int:
         """Events still queued."""
-        return len(self._q)
+        return len(self.heap)
 
     def next_time(self) -> int | None:
         """Time of the earliest queued event, or None."""
-        return self._q[0][0] if self._q else None
+        return self.heap[0][0] if self.heap else None
 
     def run(self, until_ns: int) -> bool:
         """Execute events up to ``until_ns``; True if stopped early by ``stop``.
 
         When no event stops it, the clock ends at ``until_ns``.
         """
-        q, pop = self._q, heapq.heappop
+        q, pop = self.heap, heapq.heappop
         self.stop = False
         n = 0
         try:

@@ -59,6 +59,8 @@ class LazySampler:
             link.watch, link.sampled, link.sample_idx = self, 0, i
         for box, tracks in zip(self.boxes, self._tracks):
             box.queues.watch = self._queue_watch(tracks)
+            if hasattr(box.queues, "tracks"):  # fasthop.FastQueueWatch fills tracks itself
+                box.queues.tracks, box.queues.sampler = tracks, self  # type: ignore[attr-defined]
 
     def sample(self, t: int) -> None:
         """Take one sample at ``t`` (no-op when no time passed since the last one)."""

@@ -157,6 +157,8 @@ class PortTx:
 class SwitchBox:
     """A built-in-target ``Switch`` with a transmitter per linked port."""
 
+    tm_class: type[TrafficManager] = TrafficManager
+
     def __init__(
         self,
         engine: Engine,
@@ -168,7 +170,7 @@ class SwitchBox:
         self.engine = engine
         self.name = node.name
         self.role = node.role
-        self.tm = TrafficManager(engine, priority_queues, serialize=False)
+        self.tm = self.tm_class(engine, priority_queues, serialize=False)
         self.sw = Switch(
             dict(program),
             device_id=node.device_id,

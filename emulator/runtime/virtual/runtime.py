@@ -40,6 +40,7 @@ from emulator.measure.results import RunMeta, RunResult
 from emulator.plan.compat import incompatibility
 from emulator.plan.spec import RunPlan
 from emulator.runtime.virtual.engine import Engine
+from emulator.runtime.virtual.fasthop import FastHostBox, FastLinkDir, FastSwitchBox
 from emulator.runtime.virtual.lazysample import LazySampler
 from emulator.runtime.virtual.links import LinkDir
 from emulator.runtime.virtual.measure import Ledger, Sampler
@@ -67,6 +68,7 @@ class VirtualRuntime(LinkEventSource):
         self.hosts: dict[str, HostBox] = {}
         self.links: list[LinkDir] = []  # topo.links order, the up direction first
         self._dirs: dict[tuple[str, int, str, int], tuple[LinkDir, LinkDir]] = {}
+        self._link_class: type[LinkDir] = LinkDir
         self.sampler: Sampler | LazySampler = Sampler([], [])
         self.deployments: list[Deployment] = []
         #: next free connection id: workloads take consecutive ranges (distinct QPNs), so a
@@ -97,8 +99,11 @@ class VirtualRuntime(LinkEventSource):
         problem = incompatibility(plan.fabric, plan.target, "virtual")
         if problem:
             raise UserError(problem)
+        fast = speedups.enabled("FASTHOP")
+        box_class = FastSwitchBox if fast else SwitchBox
+        self._link_class = FastLinkDir if fast else LinkDir
         for s in topo.switches:
-            box = SwitchBox(
+            box = box_class(
                 self.engine,
                 s,
                 plan.programs[s.name],
@@ -113,7 +118,8 @@ class VirtualRuntime(LinkEventSource):
         nics = build_rnics(topo.hosts, plan.rnic, opts.seed, framing=plan.framing)
         self.ledger.flow_key = getattr(plan.framing, "flow_key", None)
         for h in topo.hosts:
-            self.hosts[h.name] = HostBox(self.engine, h.name, nics[h.name], self.ledger)
+            host_class = FastHostBox if speedups.enabled("FASTHOP") else HostBox
+            self.hosts[h.name] = host_class(self.engine, h.name, nics[h.name], self.ledger)
         for link in topo.links:
             up = self._wire(link.a, link.a_port, link.b, link.b_port, link, True)
             down = self._wire(link.b, link.b_port, link.a, link.a_port, link, False)
@@ -138,7 +144,7 @@ class VirtualRuntime(LinkEventSource):
     def _wire(self, src: str, sp: int, dst: str, dp: int, link: Any, up: bool) -> LinkDir:
         box = self.boxes.get(src)
         uplink = f"{src}:{sp}" if up and box is not None and box.role == "leaf" else None
-        ld = LinkDir(
+        ld = self._link_class(
             self.engine,
             self.ledger,
             src,
