@@ -13,6 +13,8 @@ import threading
 from types import FrameType, TracebackType
 from typing import Any
 
+REPEAT_S = 1.0  # while still armed, the limit's SIGINT is repeated this often
+
 
 class WallLimit:
     """Context manager: SIGINT to the main thread after ``seconds`` (None: no limit)."""
@@ -33,21 +35,27 @@ class WallLimit:
         return self
 
     def _fire(self) -> None:
+        """SIGINT the main thread, and again each ``REPEAT_S`` until disarmed: a
+        KeyboardInterrupt raised while the main thread runs a destructor or a weakref
+        callback is only printed ("Exception ignored"), so one signal can be lost."""
         with self._lock:
             if not self._armed:
                 return
-            self._armed = False
             self.fired = True
             ident = threading.main_thread().ident
             if ident is not None:
                 signal.pthread_kill(ident, signal.SIGINT)
+            self._timer = threading.Timer(REPEAT_S, self._fire)
+            self._timer.daemon = True
+            self._timer.start()
 
     def disarm(self) -> None:
         """Stop the timer; call inside the guarded block (a SIGINT racing it lands there)."""
         with self._lock:
             self._armed = False
-        if self._timer is not None:
-            self._timer.cancel()
+            timer = self._timer
+        if timer is not None:
+            timer.cancel()
 
     def __exit__(
         self,
