@@ -105,6 +105,8 @@ class CodeGen:
             "_ifb": int.from_bytes,
         }
         self.sources: list[str] = []  # every generated function, for inspection and tests
+        #: straight-line action function -> its body lines (fastmatch inlines them)
+        self.bodies: dict[Any, tuple[str, ...]] = {}
         self._n = 0
         self._consts: dict[int, str] = {}
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import re
 import types
 from collections.abc import Callable
 from typing import Any
@@ -32,6 +33,8 @@ PREFIX = "_fm_"  # names this module puts in the generated-code namespace
 EXIT = "!exit"  # "next node" of an entry without an action: the pipeline ends
 MAX_LINES = 160  # source lines of one generated function that runs nodes inline
 MAX_SHAPES = 64  # fused code kept for this many (program, table shapes)
+MAX_DISPATCH = 4  # a table's straight-line actions inlined after a lookup, at most
+_USES_D = re.compile(r"\bd\[")  # an action body reading its action data
 #: (program sources, table shapes) -> the fused node functions' code
 _FUSED: dict[tuple[Any, ...], list[types.CodeType]] = {}
 Result = tuple[Callable[..., Any], tuple[int, ...], Any]  # (action fn, data, next node)
@@ -53,11 +56,12 @@ def specialisable(table: Table) -> bool:
     return not table.with_counters and table.meter_factory is None and table.meter_slot is None
 
 
-def attach(program: Any) -> FastTables | None:
+def attach(program: Any, inline: bool = False) -> FastTables | None:
     """Specialised nodes for ``program``, or None when its control flow is not made of the
-    generated nodes this module knows (it then runs as compiled)."""
+    generated nodes this module knows (it then runs as compiled); ``inline``: straight-line
+    actions run inline in the fused nodes instead of being called (``FASTACTIONS``)."""
     try:
-        return FastTables(program)
+        return FastTables(program, inline)
     except KeyError:  # a node or key function missing from the namespace: leave it alone
         return None
 
@@ -65,8 +69,9 @@ def attach(program: Any) -> FastTables | None:
 class FastTables:
     """The specialised table nodes of one compiled program (see the module doc)."""
 
-    def __init__(self, program: Any) -> None:
+    def __init__(self, program: Any, inline: bool = False) -> None:
         self.program = program
+        self.inline = inline
         self.ns: dict[str, Any] = program.cg.ns
         names = _original_nodes(self.ns)
         self.dirty = True
@@ -174,10 +179,17 @@ class FastTables:
         The code depends only on the program and each table's shape, so the switches of a
         fabric share it (``_FUSED``)."""
         shape = tuple(
-            (n, bool(t.entries), t.kind, t.profile is None, tuple(sorted(map(str, nexts[n]))))
+            (
+                n,
+                bool(t.entries),
+                t.kind,
+                t.profile is None,
+                tuple(sorted(map(str, nexts[n]))),
+                self._inlined(t),
+            )
             for n, t in fast.items()
         )
-        key = (self.sources, shape)
+        key = (self.sources, self.inline, shape)
         codes = _FUSED.get(key)
         if codes is None:
             codes = _FUSED[key] = self._fused_code(fast, nexts)
@@ -185,6 +197,13 @@ class FastTables:
                 del _FUSED[next(iter(_FUSED))]
         for code in codes:
             exec(code, self.ns)  # generated from node names and the program's own tests
+
+    def _inlined(self, table: Table) -> str | None:
+        """The name of the action an entry-less table's node runs inline (part of its
+        shape: the fused code depends on it), or None."""
+        if table.entries or table.profile is not None or self._body(table.default) is None:
+            return None
+        return table.default.action.fn.__name__  # type: ignore[union-attr]
 
     def _fused_code(
         self, fast: dict[str, Table], nexts: dict[str, set[str | None]]
@@ -231,20 +250,26 @@ class FastTables:
             then = self._emit(yes, fast, nexts, budget, exits)
             other = self._emit(no, fast, nexts, budget, exits)
             return [f"if {test}:", *["    " + line for line in then], *other]
-        lines, done = self._part(name, fast[name])
-        budget[0] -= len(lines)
+        lines, done, cost = self._part(name, fast[name])
+        budget[0] -= cost
         if len(nexts[name]) == 1:
             (follow,) = nexts[name]
             return lines + self._emit(follow, fast, nexts, budget, exits)
         exits.update(nexts[name] - {EXIT})
         return [*lines, done]
 
-    def _part(self, name: str, table: Table) -> tuple[list[str], str]:
-        """Source of running node ``name`` up to choosing the next node, and the line that
-        returns the next node."""
+    def _part(self, name: str, table: Table) -> tuple[list[str], str, int]:
+        """Source of running node ``name`` up to choosing the next node, the line that
+        returns the next node, and the lines counted against the budget (inlined action
+        bodies are not: they replace calls)."""
         r = f"{PREFIX}{name}"
         if not table.entries and table.profile is None:
-            return [f"if {r}_m[0](f, p, {r}_m[1]):", "    return None"], f"return {r}_m[2]"
+            body = self._body(table.default)
+            if body is not None:
+                pre = [f"d = {r}_m[1]"] if _USES_D.search("\n".join(body)) else []
+                return [*pre, *body], f"return {r}_m[2]", 2
+            lines = [f"if {r}_m[0](f, p, {r}_m[1]):", "    return None"]
+            return lines, f"return {r}_m[2]", 2
         if not table.entries:
             lines = [f"r = {r}_m"]
         else:
@@ -253,7 +278,37 @@ class FastTables:
             lines = [f"r = {find}", "if r is None:", f"    r = {r}_m"]
         if table.profile is not None:  # an action selector group: pick its member
             lines += ["if r[0] is None:", f"    r = r[1][{r}_sel(f, p) % len(r[1])]"]
-        return [*lines, "if r[0](f, p, r[1]):", "    return None"], "return r[2]"
+        run = self._dispatch(table)
+        return [*lines, *run], "return r[2]", len(lines) + 2
+
+    def _body(self, e: Entry | None) -> list[str] | None:
+        """The inlinable body of entry ``e``'s action (``exit``: the node returns None), or
+        None when it is not a plain straight-line action (or inlining is off)."""
+        if not self.inline or e is None or e.ref is not None or e.action is None:
+            return None
+        return self._fn_body(e.action.fn)
+
+    def _fn_body(self, fn: Any) -> list[str] | None:
+        body = self.program.cg.bodies.get(fn)
+        if body is None or self.ns.get(getattr(fn, "__name__", "")) is not fn:
+            return None
+        return [ln[: len(ln) - len(ln.lstrip())] + "return None" if ln.strip() == "return True"
+                else ln for ln in body] or ["pass"]  # fmt: skip
+
+    def _dispatch(self, table: Table) -> list[str]:
+        """Run the action of result ``r``: its body inlined when it is one of the table's
+        straight-line actions, else a call."""
+        call = ["if r[0](f, p, r[1]):", "    return None"]
+        if not self.inline:
+            return call
+        bodies = [(a.fn.__name__, self._fn_body(a.fn)) for a in table.actions.values()]
+        known = [(n, b) for n, b in bodies if b is not None][:MAX_DISPATCH]
+        if not known:
+            return call
+        out = ["a = r[0]", "d = r[1]"]
+        for i, (fname, body) in enumerate(known):
+            out += [f"{'if' if i == 0 else 'elif'} a is {fname}:", *["    " + ln for ln in body]]
+        return [*out, "elif a(f, p, d):", "    return None"]
 
     def _results(self, name: str, table: Table) -> None:
         """The namespace constants of node ``name``: its miss result and entry results."""

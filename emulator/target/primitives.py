@@ -91,7 +91,9 @@ class ActionCompiler:
         fname = self.cg.fresh("act_")
         if not any(p.get("op") in ("_jump", "_jump_if_zero") for p in prims):
             body = [ln for b in blocks for ln in b]
-            return self.cg.function(fname, "f, p, d", body)
+            fn = self.cg.function(fname, "f, p, d", body)
+            self.cg.bodies[fn] = tuple(body)
+            return fn
         body = ["pc = 0", f"while pc < {len(prims)}:"]
         for i, (prim, block) in enumerate(zip(prims, blocks)):
             body.append(f"    {'if' if i == 0 else 'elif'} pc == {i}:")

@@ -68,7 +68,9 @@ class Switch:
         self.log_lines: deque[str] = deque(maxlen=1000)
         self._log = log or self.log_lines.append
         self.program = CompiledProgram(program, self._now_us, seed, self._log)
-        self.fast = fastmatch.attach(self.program) if speedups.enabled("FASTMATCH") else None
+        inline = speedups.enabled("FASTACTIONS")  # inlines into FASTMATCH's nodes: implies it
+        fast = speedups.enabled("FASTMATCH") or (inline and not speedups.turned_off("FASTMATCH"))
+        self.fast = fastmatch.attach(self.program, inline) if fast else None
         self.replay = self._replay(program, flow_cache)
         self.caches = None if self.replay else self._caches(flow_cache)
         if self.fast is not None and (self.caches is not None or self.replay is not None):
