@@ -16,6 +16,7 @@ DEFAULTS = {
     "REPLAY": False,  # target/framereplay.py: whole-switch replay (opt-in: docs/target.md)
     "FASTMATCH": True,  # target/fastmatch.py: table nodes specialised to their entries
     "FASTACTIONS": True,  # target/fastmatch.py: straight-line actions inlined (implies FASTMATCH)
+    "FASTPARSE": True,  # target/parsefuse.py: a loop-free parser as one function
     "LAZYSAMPLE": True,  # runtime/virtual/lazysample.py: samples filled in on change
     "FASTHOP": True,  # runtime/virtual/fasthop.py, target/tm_fast.py: hop plumbing inlined
     "FASTFRAME": True,  # traffic/framing_fast.py: RNIC frames from per-QP templates

@@ -10,15 +10,20 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from emulator.target import hashes
+from emulator.target import hashes, parsefuse
 from emulator.target.codegen import CodeGen, ParserErrorSignal, hexint
 from emulator.target.errors import ProgramError
 from emulator.target.packet import Pkt
+from emulator.target.parsefuse import case_lines
 from emulator.target.primitives import ActionCompiler
 from emulator.target.program import HeaderInfo
 from emulator.target.union_stacks import extract_plan
 
 MAX_PARSER_STEPS = 4096  # a parser looping without consuming input stops with ParserTimeout
+
+
+def _ret(target: str) -> list[str]:
+    return [f"return {target}"]
 
 
 def _extract_lines(h: HeaderInfo, base: str, too_short: int) -> list[str]:
@@ -114,7 +119,9 @@ def _emit_expr(h: HeaderInfo) -> str:
 class Parser:
     """One compiled ``parsers[]`` entry."""
 
-    def __init__(self, cg: CodeGen, doc: dict[str, Any], actions: ActionCompiler) -> None:
+    def __init__(
+        self, cg: CodeGen, doc: dict[str, Any], actions: ActionCompiler, fused: bool = False
+    ) -> None:
         self.cg, self.layout = cg, cg.layout
         errs = self.layout.errors
         self.too_short, self.no_match = errs["PacketTooShort"], errs["NoMatch"]
@@ -123,6 +130,8 @@ class Parser:
         self._install(cg)
         states = doc.get("parse_states", [])
         names = {str(s["name"]): cg.fresh("ps_") for s in states}
+        #: state name -> (its op and key lines, its cases): what parsefuse inlines
+        self.pieces: dict[str, tuple[list[str], list[tuple[str | None, str]]]] = {}
         for s in states:
             try:
                 self._compile_state(s, names, actions)
@@ -133,6 +142,8 @@ class Parser:
         if init not in names:
             raise ProgramError(f"BMv2 JSON: parser init_state {init!r} is not a parse state")
         self.start = cg.ns[names[init]]
+        #: the whole parser as one function (no state calls, no driver loop), or None
+        self.fused = parsefuse.fuse(cg, self.pieces, names[init]) if fused else None
         #: compiled state function -> its JSON (for framereplay's static look at a path)
         self.state_docs = {cg.ns[names[str(s["name"])]]: s for s in states}
 
@@ -141,12 +152,13 @@ class Parser:
         cg.ns["_xvl"] = extract_vl
 
     def _compile_state(self, s: dict[str, Any], names: dict[str, str], ac: ActionCompiler) -> None:
-        cg = self.cg
-        body = ["d = ()"]
+        ops: list[str] = []
         for op in s.get("parser_ops", []):
-            body += self._op(op, ac)
-        body += self._transitions(s, names)
-        cg.function(names[str(s["name"])], "f, p", body)
+            ops += self._op(op, ac)
+        key, cases = self._transitions(s, names)
+        name = names[str(s["name"])]
+        self.pieces[name] = ([*ops, *key], cases)
+        self.cg.function(name, "f, p", ["d = ()", *ops, *key, *case_lines(cases, _ret)])
 
     def _op(self, op: dict[str, Any], ac: ActionCompiler) -> list[str]:
         """The Python lines of one parser op."""
@@ -187,8 +199,11 @@ class Parser:
             raise ProgramError(f"unsupported parser op {kind!r}")
         return body
 
-    def _transitions(self, s: dict[str, Any], names: dict[str, str]) -> list[str]:
-        """The Python lines computing the transition key and returning the next state."""
+    def _transitions(
+        self, s: dict[str, Any], names: dict[str, str]
+    ) -> tuple[list[str], list[tuple[str | None, str]]]:
+        """The Python lines computing the transition key, and the cases: (condition source,
+        None for the default; the next state's name, "None" to accept)."""
         cg = self.cg
         body: list[str] = []
         key = s.get("transition_key", [])
@@ -211,7 +226,7 @@ class Parser:
                 shift -= width
                 terms.append(f"({src} << {shift})" if shift else src)
             body.append(f"k = {' | '.join(terms)}")
-        has_default = False
+        raw: list[tuple[str | list[int] | None, str]] = []  # a list: plain values, one test
         for t in s.get("transitions", []):
             nxt = t.get("next_state")
             target = "None" if nxt is None else names.get(str(nxt))
@@ -221,23 +236,35 @@ class Parser:
                 "default" if t.get("value") in (None, "default") else "hexstr"
             )
             if ttype == "default" or not parts:
-                body.append(f"return {target}")
-                has_default = True
-                break
+                raw.append((None, target))  # as BMv2: no case matches and no default ->
+                break  # accept, no error (case_lines ends with ``return None``)
             mask = hexint(t["mask"], "mask") if t.get("mask") is not None else None
+            if ttype == "hexstr" and mask is None:
+                value = hexint(t["value"], "transition value")
+                last = raw[-1] if raw else None
+                if last is not None and isinstance(last[0], list) and last[1] == target:
+                    last[0].append(value)  # consecutive values to the same state
+                else:
+                    raw.append(([value], target))
+                continue
             if ttype == "hexstr":
                 value = hexint(t["value"], "transition value")
-                cond = f"(k & {mask}) == {value & mask}" if mask is not None else f"k == {value}"
+                cond = f"(k & {mask}) == {value & mask}"
             elif ttype == "parse_vset":
                 vs = cg.const(cg.ns["_vsets"].setdefault(str(t["value"]), set()))
                 m = mask if mask is not None else (1 << sum(widths)) - 1
                 cond = f"any((k & {m}) == (v & {m}) for v in {vs})"
             else:
                 raise ProgramError(f"unsupported transition type {ttype!r}")
-            body += [f"if {cond}:", f"    return {target}"]
-        if not has_default:  # as BMv2: no case matches and no default -> accept, no error
-            body.append("return None")
-        return body
+            raw.append((cond, target))
+        cases = [(self._values(c) if isinstance(c, list) else c, t) for c, t in raw]
+        return body, cases
+
+    def _values(self, values: list[int]) -> str:
+        """The test of ``k`` against plain values (a set when there are several)."""
+        return (
+            f"k == {values[0]}" if len(values) == 1 else f"k in {self.cg.const(frozenset(values))}"
+        )
 
     def _extract(self, tv: dict[str, Any]) -> list[str]:
         h, base, pre, post = self._target(tv)
@@ -279,6 +306,13 @@ class Parser:
     def parse(self, f: list[int], p: Pkt, path: list[Any] | None = None) -> None:
         """Run the parser; on error set parser_error. Leaves the payload in ``p``;
         ``path``, if given, gets each state function run."""
+        if path is None and self.fused is not None:
+            try:
+                self.fused(f, p)
+            except ParserErrorSignal as err:
+                f[self.error_slot] = self.too_short if err.code == -1 else err.code
+            p.payload = p.buf[p.off :]
+            return
         state = self.start
         steps = 0
         try:

@@ -10,6 +10,7 @@ import random
 from collections.abc import Callable
 from typing import Any
 
+from emulator import speedups
 from emulator.target.codegen import CodeGen, hexint
 from emulator.target.errors import ProgramError
 from emulator.target.externs import CounterArray, Meter, MeterArray, RegisterArray
@@ -76,7 +77,7 @@ class CompiledProgram:
         parsers = need(doc, "parsers", "the program")
         if not parsers:
             raise ProgramError("BMv2 JSON: the program has no parser")
-        self.parser = Parser(cg, parsers[0], ac)
+        self.parser = Parser(cg, parsers[0], ac, speedups.enabled("FASTPARSE"))
         self.checksums = Checksums(cg, doc.get("checksums", []), self.calculations)
         self.field_lists = {
             int(fl["id"]): [
