@@ -315,7 +315,8 @@ class FastTables:
         r = f"{PREFIX}{name}"
         hit, miss, by_action = self.links[name]
         if table.profile is not None:
-            self.ns[f"{r}_sel"] = table.profile.selector
+            sel = table.profile.selector
+            self.ns[f"{r}_sel"] = getattr(sel, "h", sel)  # a Calculation: its generated function
         d = table.default
         if d is None:
             self.ns[f"{r}_m"] = (

@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from emulator.target import hashes, parsefuse
+from emulator.target import parsefuse
+from emulator.target.calculations import Calculation, Checksums
 from emulator.target.codegen import CodeGen, ParserErrorSignal, hexint
 from emulator.target.errors import ProgramError
 from emulator.target.packet import Pkt
@@ -18,6 +19,8 @@ from emulator.target.parsefuse import case_lines
 from emulator.target.primitives import ActionCompiler
 from emulator.target.program import HeaderInfo
 from emulator.target.union_stacks import extract_plan
+
+__all__ = ["Calculation", "Checksums", "Deparser", "Parser", "emit_vl", "extract_vl"]
 
 MAX_PARSER_STEPS = 4096  # a parser looping without consuming input stops with ParserTimeout
 
@@ -247,7 +250,7 @@ class Parser:
                 else:
                     raw.append(([value], target))
                 continue
-            if ttype == "hexstr":
+            if ttype == "hexstr" and mask is not None:
                 value = hexint(t["value"], "transition value")
                 cond = f"(k & {mask}) == {value & mask}"
             elif ttype == "parse_vset":
@@ -364,110 +367,3 @@ class Deparser:
                 seen = True
         out.append(p.payload)
         return b"".join(out)
-
-
-class Calculation:
-    """A named ``calculations[]`` entry: its input packer and hash algorithm."""
-
-    def __init__(self, cg: CodeGen, doc: dict[str, Any], deparser: Deparser | None) -> None:
-        self.name = str(doc.get("name"))
-        self.algo = str(doc.get("algo"))
-        self.inputs: list[dict[str, Any]] = list(doc.get("input", []))
-        if self.algo not in hashes.HASHES and self.algo != "random":
-            raise ProgramError(f"calculation {self.name}: unsupported algorithm {self.algo!r}")
-        self.params: hashes.CrcParams | None = None
-        self.deparser = deparser
-        layout = cg.layout
-        # Pack MSB-first into one integer, as hashes.pack_fields does (zero-pad on the right);
-        # fields of invalid headers are skipped, consecutive fields share one validity test.
-        groups: list[tuple[HeaderInfo | None, list[tuple[str, str]]]] = []
-        last: HeaderInfo | None = None
-        payload = False
-        for item in doc.get("input", []):
-            kind, value = item.get("type"), item.get("value")
-            if kind == "field":
-                slot, width, _ = layout.field(str(value[0]), str(value[1]))
-                h = layout.header(str(value[0]))
-                w = str(width)
-                if h.vl is not None and h.index.get(str(value[1])) == h.vl:
-                    w = f"f[{h.vl_len}]"
-                terms = [(f"f[{slot}]", w)]
-                last = h
-            elif kind == "hexstr":
-                width = int(item.get("bitwidth", 0))
-                terms = [(str(hexint(value, "calculation") & ((1 << width) - 1)), str(width))]
-                h = None
-            elif kind == "header":
-                h = layout.header(str(value))
-                terms = [(f"f[{h.base + i}]", str(w)) for i, (_, w, _) in enumerate(h.fields)]
-                last = h
-            elif kind == "payload":
-                payload = True
-                continue
-            else:
-                raise ProgramError(f"calculation {self.name}: unsupported input {kind!r}")
-            guard = None if h is None or h.metadata else h
-            if groups and groups[-1][0] is guard:
-                groups[-1][1].extend(terms)
-            else:
-                groups.append((guard, terms))
-        body = ["a = 0", "n = 0"]
-        for guard, terms in groups:
-            lines = [f"a = (a << {w}) | {v}" for v, w in terms]
-            lines.append(f"n += {' + '.join(w for _, w in terms)}")
-            if guard is None:
-                body += lines
-            else:
-                body += [f"if f[{guard.valid}]:", *["    " + ln for ln in lines]]
-        body += ["k = -n % 8", "x = (a << k).to_bytes((n + k) // 8, _BIG)"]
-        if payload:
-            me = cg.const(self)
-            body.append(f"return x + {me}.deparser.tail(f, p, {cg.const(last)})")
-        else:
-            body.append("return x")
-        self.data: Callable[[list[int], Pkt], bytes] = cg.function(cg.fresh("calc_"), "f, p", body)
-        # HashAlgorithm.random: a (seeded) random value instead of a hash, as BMv2 does
-        rng: Any = cg.ns.get("_rng")
-        self._hash = hashes.HASHES.get(self.algo) or (lambda _data: rng.getrandbits(32))
-
-    def __call__(self, f: list[int], p: Pkt) -> int:
-        """The hash of this calculation's input for the current packet."""
-        data = self.data(f, p)
-        if self.params is not None:
-            return hashes.crc(self.params, data)
-        return self._hash(data)
-
-
-class Checksums:
-    """``checksums[]``: verified after parsing, updated before deparsing."""
-
-    def __init__(self, cg: CodeGen, doc: list[dict[str, Any]], calcs: dict[str, Calculation]):
-        layout = cg.layout
-        self.verify_list, self.update_list = [], []
-        self.error_slot = layout.std["checksum_error"]
-        for c in doc:
-            target: Any = c.get("target")
-            slot, width, _ = layout.field(str(target[0]), str(target[1]))
-            calc = calcs.get(str(c.get("calculation")))
-            if calc is None:
-                raise ProgramError(f"checksum {c.get('name')}: unknown calculation")
-            cond = None
-            if c.get("if_cond") is not None:
-                cond = cg.function(cg.fresh("ck_"), "f, p", [f"return {cg.expr(c['if_cond'])}"])
-            item = (slot, (1 << width) - 1, calc, cond)
-            if c.get("verify", True):
-                self.verify_list.append(item)
-            if c.get("update", True):
-                self.update_list.append(item)
-
-    def verify(self, f: list[int], p: Pkt) -> None:
-        """Set ``checksum_error`` when a verified checksum does not match."""
-        for slot, mask, calc, cond in self.verify_list:
-            if (cond is None or cond(f, p)) and (calc(f, p) & mask) != f[slot]:
-                f[self.error_slot] = 1
-
-    def update(self, f: list[int], p: Pkt) -> None:
-        """Recompute every updated checksum into its target field."""
-        for slot, mask, calc, cond in self.update_list:
-            if cond is None or cond(f, p):
-                f[slot] = calc(f, p) & mask

@@ -203,7 +203,7 @@ class ActionCompiler:
         if op == "modify_field_with_hash_based_offset":
             calc = cg.const(self._obj(self.env.calculations, ps[2], "calculation"))
             base, size = cg.expr(ps[1]), cg.expr(ps[3])
-            return cg.assign(ps[0], f"({base} + {calc}(f, p) % ({size} or 1))")
+            return cg.assign(ps[0], f"({base} + {calc}.h(f, p) % ({size} or 1))")
         if op == "modify_field_rng_uniform":
             lo, hi = cg.expr(ps[1]), cg.expr(ps[2])
             return cg.assign(ps[0], f"_rng.randint(min({lo}, {hi}), max({lo}, {hi}))")

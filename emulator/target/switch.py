@@ -240,7 +240,7 @@ class Switch:
                     self.replay.ingress(f, p)
                 else:
                     prog.parser.parse(f, p)
-                    prog.checksums.verify(f, p)
+                    prog.checksums.verify_fn(f, p)
                     self._run_ingress(f, p)
             except P4AssertionFailure as exc:
                 return self._fail("assert_failures", f"ingress: {exc}", out)
@@ -362,7 +362,7 @@ class Switch:
             if f[self._s_espec] == DROP_PORT:
                 self.stats["dropped"] += 1
                 return None, clones, []
-            prog.checksums.update(f, p)
+            prog.checksums.update_fn(f, p)
             frame = prog.deparser.deparse(f, p)
         except P4AssertionFailure as exc:
             self._fail("assert_failures", f"egress: {exc}", [])
