@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from emulator.target import parsefuse
+from emulator.target import parsefuse, unpack
 from emulator.target.calculations import Calculation, Checksums
 from emulator.target.codegen import CodeGen, ParserErrorSignal, hexint
 from emulator.target.errors import ProgramError
@@ -29,25 +29,22 @@ def _ret(target: str) -> list[str]:
     return [f"return {target}"]
 
 
-def _extract_lines(h: HeaderInfo, base: str, too_short: int) -> list[str]:
+def _extract_lines(h: HeaderInfo, base: str, too_short: int, cg: CodeGen) -> list[str]:
     nbits = h.nbits
     if nbits % 8:
         raise ProgramError(f"header {h.name} is {nbits} bits, not a whole number of bytes")
-    nbytes = nbits // 8
+    unpacker, fields = unpack.plan([width for _, width, _ in h.fields])
     lines = [
         "o = p.off",
-        f"e = o + {nbytes}",
+        f"e = o + {nbits // 8}",
         "if e > p.n:",
         f"    raise _PE({too_short})",
-        "x = _ifb(p.buf[o:e], _BIG)",
+        f"v = {cg.const(unpacker)}(p.buf, o)",
         "p.off = e",
     ]
-    shift = nbits
-    for i, (_, width, _) in enumerate(h.fields):
-        shift -= width
+    for i, (first, value) in enumerate(fields):
         slot = f"{base} + {i}" if not base.isdigit() else str(int(base) + i)
-        part = f"x >> {shift}" if shift else "x"
-        lines.append(f"f[{slot}] = {part} & {(1 << width) - 1}" if i else f"f[{slot}] = {part}")
+        lines += [first, f"f[{slot}] = {value}"] if first else [f"f[{slot}] = {value}"]
     valid = f"{base} + {len(h.fields)}" if not base.isdigit() else str(int(base) + len(h.fields))
     lines.append(f"f[{valid}] = 1")
     return lines
@@ -273,7 +270,7 @@ class Parser:
         h, base, pre, post = self._target(tv)
         if h.vl is not None:
             raise ProgramError(f"extract of {h.name} (varbit) needs a length (extract_VL)")
-        return [*pre, *_extract_lines(h, base, self.too_short), *post]
+        return [*pre, *_extract_lines(h, base, self.too_short, self.cg), *post]
 
     def _target(self, tv: dict[str, Any]) -> tuple[HeaderInfo, str, list[str], list[str]]:
         """Where an extract writes: (field layout, base slot source, statements before and
