@@ -102,6 +102,12 @@ class FastTables:
         self.watch_changes()
         self.ns[PREFIX + "exit"] = _compile(self.ns, PREFIX + "exit", "f, p, d", ["return True"])
         self.ns[PREFIX + "go"] = _compile(self.ns, PREFIX + "go", "f, p, d", ["return False"])
+        #: "ingress"/"egress" -> a function running that pipeline (rebuilding first if
+        #: needed) without a trampoline step: what the switch calls when nothing wraps it
+        self.runners = {
+            which: self._runner(which, names, start)
+            for which, start in (("ingress", program.ingress), ("egress", program.egress))
+        }
         program.ingress = self._trampoline("ingress", names, program.ingress)
         program.egress = self._trampoline("egress", names, program.egress)
 
@@ -132,6 +138,23 @@ class FastTables:
 
         begin.__name__ = f"{which}_start"
         return begin
+
+    def _runner(self, which: str, names: dict[int, str], start: Any) -> Any:
+        """``run(trampoline, f, p)`` in one function (None without that pipeline)."""
+        if start is None:
+            return None
+        first = names[id(start)]
+        ns = self.ns
+
+        def run_pipeline(f: list[int], p: Any) -> None:
+            if self.dirty:
+                self.rebuild()
+            node = ns[first](f, p)
+            while node is not None:
+                node = node(f, p)
+
+        run_pipeline.__name__ = f"run_{which}"
+        return run_pipeline
 
     # -- building --------------------------------------------------------------------------
 

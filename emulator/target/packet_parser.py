@@ -143,7 +143,8 @@ class Parser:
             raise ProgramError(f"BMv2 JSON: parser init_state {init!r} is not a parse state")
         self.start = cg.ns[names[init]]
         #: the whole parser as one function (no state calls, no driver loop), or None
-        self.fused = parsefuse.fuse(cg, self.pieces, names[init]) if fused else None
+        codes = (self.error_slot, self.too_short)
+        self.fused = parsefuse.fuse(cg, self.pieces, names[init], codes) if fused else None
         #: compiled state function -> its JSON (for framereplay's static look at a path)
         self.state_docs = {cg.ns[names[str(s["name"])]]: s for s in states}
 
@@ -307,11 +308,7 @@ class Parser:
         """Run the parser; on error set parser_error. Leaves the payload in ``p``;
         ``path``, if given, gets each state function run."""
         if path is None and self.fused is not None:
-            try:
-                self.fused(f, p)
-            except ParserErrorSignal as err:
-                f[self.error_slot] = self.too_short if err.code == -1 else err.code
-            p.payload = p.buf[p.off :]
+            self.fused(f, p)  # errors and the payload too
             return
         state = self.start
         steps = 0

@@ -35,11 +35,15 @@ def case_lines(cases: Cases, target: Callable[[str], list[str]]) -> list[str]:
     return [*out, "return None"]
 
 
-def fuse(cg: CodeGen, pieces: dict[str, tuple[list[str], Cases]], start: str) -> Any:
+def fuse(
+    cg: CodeGen, pieces: dict[str, tuple[list[str], Cases]], start: str, codes: tuple[int, int]
+) -> Any:
     """One function running the parser from state ``start`` with every next state inlined,
-    or None when the states loop or the function would be longer than ``MAX_LINES``.
+    then leaving the rest of the packet as its payload (as ``Parser.parse``), or None when
+    the states loop or the function would be longer than ``MAX_LINES``.
 
-    ``pieces``: state function name -> (its op and key lines, its cases)."""
+    ``pieces``: state function name -> (its op and key lines, its cases); ``codes``: the
+    parser_error slot and the PacketTooShort code (a failed lookahead raises code -1)."""
     size = [0]
 
     def state(name: str, above: frozenset[str]) -> list[str]:
@@ -58,4 +62,13 @@ def fuse(cg: CodeGen, pieces: dict[str, tuple[list[str], Cases]], start: str) ->
         body = ["d = ()", *state(start, frozenset())]
     except _GiveUp:
         return None
+    slot, too_short = codes
+    body = [
+        "try:",
+        *["    " + line for line in body],
+        "except _PE as err:",
+        f"    f[{slot}] = {too_short} if err.code == -1 else err.code",
+        "finally:",
+        "    p.payload = p.buf[p.off :]",
+    ]
     return cg.function(cg.fresh("ps_"), "f, p", body)

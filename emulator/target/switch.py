@@ -77,11 +77,12 @@ class Switch:
             self.fast.watch_changes()  # the caches replaced the tables' change hooks
         prog = self.program
         self._run_ingress: Callable[[list[int], Pkt], None] = (
-            self.caches.ingress.run if self.caches else partial(run, prog.ingress)
+            self.caches.ingress.run if self.caches else self._runner("ingress", prog.ingress)
         )
         self._run_egress: Callable[[list[int], Pkt], None] = (
-            self.caches.egress.run if self.caches else partial(run, prog.egress)
+            self.caches.egress.run if self.caches else self._runner("egress", prog.egress)
         )
+        self._parse: Callable[[list[int], Pkt], None] = prog.parser.fused or prog.parser.parse
         layout = self.program.layout
         self._template = layout.template
         self._std = layout.std
@@ -147,6 +148,12 @@ class Switch:
         if framereplay.replay_reason(self.program, doc) is not None:
             return None
         return FrameReplay(self.program, DROP_PORT)
+
+    def _runner(self, which: str, start: Any) -> Callable[[list[int], Pkt], None]:
+        """The function running pipeline ``which`` from ``start``: fastmatch's own runner
+        when it has one (no trampoline step), else ``run``."""
+        runner = self.fast.runners.get(which) if self.fast is not None else None
+        return runner or partial(run, start)
 
     def flush_caches(self) -> None:
         """Forget every cached pipeline outcome (after any control-plane change)."""
@@ -239,7 +246,7 @@ class Switch:
                 if preserved is None and self.replay is not None:
                     self.replay.ingress(f, p)
                 else:
-                    prog.parser.parse(f, p)
+                    self._parse(f, p)
                     prog.checksums.verify_fn(f, p)
                     self._run_ingress(f, p)
             except P4AssertionFailure as exc:
