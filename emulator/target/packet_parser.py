@@ -108,12 +108,11 @@ def emit_vl(f: list[int], h: HeaderInfo) -> bytes:
     return acc.to_bytes(total // 8, "big")
 
 
-def _emit_expr(h: HeaderInfo) -> str:
-    nbits, shift, parts = h.nbits, h.nbits, []
-    for i, (_, width, _) in enumerate(h.fields):
-        shift -= width
-        parts.append(f"(f[{h.base + i}] << {shift})" if shift else f"f[{h.base + i}]")
-    return f"({' | '.join(parts) or '0'}).to_bytes({nbits // 8}, _BIG)"
+def _emit_expr(h: HeaderInfo, cg: CodeGen) -> str:
+    """Source of header ``h``'s bytes: one precompiled struct pack of its fields."""
+    widths = [width for _, width, _ in h.fields]
+    packer, args = unpack.pack(widths, [f"f[{h.base + i}]" for i in range(len(widths))])
+    return f"{cg.const(packer)}({', '.join(args)})"
 
 
 class Parser:
@@ -349,7 +348,7 @@ class Deparser:
 
     @staticmethod
     def _emit(cg: CodeGen, h: HeaderInfo) -> str:
-        return f"_evl(f, {cg.const(h)})" if h.vl is not None else _emit_expr(h)
+        return f"_evl(f, {cg.const(h)})" if h.vl is not None else _emit_expr(h, cg)
 
     def tail(self, f: list[int], p: Pkt, after: HeaderInfo | None) -> bytes:
         """Valid headers placed after ``after`` in deparse order, plus the payload."""

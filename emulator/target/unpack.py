@@ -71,3 +71,32 @@ def _fields(widths: list[int], value: str) -> list[str]:
         part = f"({value} >> {shift})" if shift else value
         out.append(part if i == 0 or (len(widths) == 1) else f"{part} & {(1 << width) - 1}")
     return out
+
+
+def pack(widths: list[int], sources: list[str]) -> tuple[Callable[..., bytes], list[str]]:
+    """(packer ``(*pieces) -> bytes``, the source of each piece) writing fields ``widths``
+    bits wide whose values are ``sources``, most significant first: the inverse of
+    :func:`plan` (field values are within their widths, as every slot write keeps them)."""
+    fmt, args = "!", []
+    unit: list[tuple[int, str]] = []
+    for width, source in zip(widths, sources, strict=True):
+        unit.append((width, source))
+        nbits = sum(w for w, _ in unit)
+        if nbits % 8:
+            continue
+        parts = _parts(nbits // 8)
+        fmt += "".join(code for _, code in parts)
+        shift, terms = nbits, []
+        for w, src in unit:
+            shift -= w
+            terms.append(f"({src} << {shift})" if shift else src)
+        value = terms[0] if len(terms) == 1 else "(" + " | ".join(terms) + ")"
+        rest = nbits
+        for i, (size, _) in enumerate(parts):
+            rest -= size * 8
+            piece = f"({value} >> {rest})" if rest else value
+            args.append(piece if i == 0 else f"{piece} & {(1 << (size * 8)) - 1}")
+        unit = []
+    if unit:
+        raise ValueError("fields do not end on a byte boundary")
+    return struct.Struct(fmt).pack, args

@@ -50,3 +50,18 @@ def test_not_whole_bytes_is_refused() -> None:
     except ValueError:
         return
     raise AssertionError("a header of 12 bits was accepted")
+
+
+@given(st.data())
+def test_pack_equals_the_big_integer(data: st.DataObject) -> None:
+    """Fields within their widths, packed by units, are the big-integer bytes (what the
+    deparser emitted before), and reading them back gives the fields."""
+    widths, _, _ = data.draw(header())
+    values = [data.draw(st.integers(0, (1 << w) - 1)) for w in widths]
+    packer, args = unpack.pack(widths, [f"f[{i}]" for i in range(len(widths))])
+    out = eval(f"packer({', '.join(args)})", {"packer": packer, "f": values})
+    big, total = 0, 0
+    for value, width in zip(values, widths):
+        big, total = (big << width) | value, total + width
+    assert out == big.to_bytes(total // 8, "big")
+    assert reference(widths, out, 0) == values
