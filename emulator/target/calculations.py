@@ -6,7 +6,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from emulator.target import hashes
+from emulator.target import hashes, unpack
 from emulator.target.codegen import CodeGen, hexint
 from emulator.target.errors import ProgramError
 from emulator.target.packet import Pkt
@@ -63,7 +63,7 @@ class Calculation:
                 groups.append((guard, terms))
         me = cg.const(self)
         tail = f" + {me}.deparser.tail(f, p, {cg.const(last)})" if payload else ""
-        pack = _pack_lines(groups)
+        pack = _pack_lines(cg, groups)
         self.data: Callable[[list[int], Pkt], bytes] = cg.function(
             cg.fresh("calc_"), "f, p", [*pack, f"return x{tail}"]
         )
@@ -91,11 +91,16 @@ class Calculation:
         return self.h(f, p)
 
 
-def _pack_lines(groups: list[tuple[HeaderInfo | None, list[tuple[str, str]]]]) -> list[str]:
+def _pack_lines(
+    cg: CodeGen, groups: list[tuple[HeaderInfo | None, list[tuple[str, str]]]]
+) -> list[str]:
     """Lines packing the groups' terms MSB-first into bytes ``x``, zero-padded on the right
-    (as hashes.pack_fields); a group of fixed widths is one shift-or expression, and
+    (as hashes.pack_fields). Groups of whole bytes: one struct pack each (skipped when its
+    header is invalid); else a group of fixed widths is one shift-or expression, and
     without validity tests or varbits the whole length is a constant."""
     fixed = all(w.isdigit() for _, terms in groups for _, w in terms)
+    if fixed and groups and all(sum(int(w) for _, w in ts) % 8 == 0 for _, ts in groups):
+        return [f"x = {' + '.join(_struct_group(cg, guard, terms) for guard, terms in groups)}"]
     if fixed and all(guard is None for guard, _ in groups):
         terms = [t for _, ts in groups for t in ts]
         n = sum(int(w) for _, w in terms)
@@ -114,6 +119,13 @@ def _pack_lines(groups: list[tuple[HeaderInfo | None, list[tuple[str, str]]]]) -
         else:
             body += [f"if f[{guard.valid}]:", *["    " + ln for ln in lines]]
     return [*body, "k = -n % 8", "x = (a << k).to_bytes((n + k) // 8, _BIG)"]
+
+
+def _struct_group(cg: CodeGen, guard: HeaderInfo | None, terms: list[tuple[str, str]]) -> str:
+    """Source of one whole-bytes group's bytes (empty when its header is invalid)."""
+    packer, args = unpack.pack([int(w) for _, w in terms], [v for v, _ in terms])
+    packed = f"{cg.const(packer)}({', '.join(args)})"
+    return packed if guard is None else f"({packed} if f[{guard.valid}] else _EMPTY)"
 
 
 def _packed(terms: list[tuple[str, str]], pad: int) -> str:
