@@ -295,14 +295,36 @@ class FastTables:
             return lines, f"return {r}_m[2]", 2
         if not table.entries:
             lines = [f"r = {r}_m"]
+        elif self._lpm1(table):  # the prefix lengths' dicts, longest first, in place
+            lines = [
+                f"v = {self._key(name, table, 1)}",
+                f"for s, dd in {r}_lv:",
+                "    r = dd.get(v >> s)",
+                "    if r is not None:",
+                "        break",
+                "else:",
+                f"    r = {r}_m",
+            ]
         else:
-            key = f"{self.keyfn[name]}(f)"
+            key = self._key(name, table)
             find = f"{r}_d.get({key})" if table.kind == "exact" else f"{r}_d.get({r}_lookup({key}))"
             lines = [f"r = {find}", "if r is None:", f"    r = {r}_m"]
         if table.profile is not None:  # an action selector group: pick its member
             lines += ["if r[0] is None:", f"    r = r[1][{r}_sel(f, p) % len(r[1])]"]
         run = self._dispatch(table)
         return [*lines, *run], "return r[2]", len(lines) + 2
+
+    def _key(self, name: str, table: Table, part: int = 0) -> str:
+        """Source of node ``name``'s lookup key (``part`` 0) or of its ``part``-th field
+        (from 1): the key function's expressions in place (``FASTACTIONS``), else a call."""
+        body = self.program.cg.bodies.get(table.keyfn) if self.inline else None
+        if body and len(body) > part:
+            return body[part]
+        return f"{self.keyfn[name]}(f)" + (f"[{part - 1}]" if part else "")
+
+    def _lpm1(self, table: Table) -> bool:
+        """True for an LPM table on one key field (looked up in place when inlining)."""
+        return self.inline and table.kind == "lpm" and len(table.keys) == 1
 
     def _body(self, e: Entry | None) -> list[str] | None:
         """The inlinable body of entry ``e``'s action (``exit``: the node returns None), or
@@ -354,6 +376,11 @@ class FastTables:
             self.ns[f"{r}_d"] = {
                 e.match: self._result(e, nxt, by_action, table) for e in table.entries.values()
             }
+        elif self._lpm1(table):  # as Table.lookup: (v >> shift,) per length, longest first
+            self.ns[f"{r}_lv"] = [
+                (shift, {k[0]: self._result(e, nxt, by_action, table) for k, e in d.items()})
+                for _plen, shift, d in table._levels
+            ]
         else:
             self.ns[f"{r}_lookup"] = table.lookup
             self.ns[f"{r}_d"] = {

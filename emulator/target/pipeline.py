@@ -209,7 +209,9 @@ class CompiledProgram:
             tname = str(target) if mt == "valid" else f"{target[0]}.{target[1]}"
             keys.append(KeyField(kname, mt, width, tname))
             srcs.append(src)
-        keyfn = cg.function(cg.fresh("key_"), "f", [f"return ({''.join(s + ', ' for s in srcs)})"])
+        key = f"({''.join(s + ', ' for s in srcs)})"
+        keyfn = cg.function(cg.fresh("key_"), "f", [f"return {key}"])
+        cg.bodies[keyfn] = (key, *srcs)  # fastmatch computes the key (or its parts) in place
         actions = {self._action(i).name: self._action(i) for i in t.get("action_ids", [])}
         profile = None
         if t.get("type", "simple") in ("indirect", "indirect_ws"):
