@@ -27,6 +27,7 @@ import types
 from collections.abc import Callable
 from typing import Any
 
+from emulator.target import inline as inlining
 from emulator.target.tables import ActionSpec, Entry, Group, Member, Table
 
 PREFIX = "_fm_"  # names this module puts in the generated-code namespace
@@ -72,6 +73,7 @@ class FastTables:
     def __init__(self, program: Any, inline: bool = False) -> None:
         self.program = program
         self.inline = inline
+        self.plain = False
         self.ns: dict[str, Any] = program.cg.ns
         names = _original_nodes(self.ns)
         self.dirty = True
@@ -162,6 +164,10 @@ class FastTables:
         """Regenerate every specialised node from the tables' current entries."""
         self.dirty = False
         self.rebuilds += 1
+        #: externs done in place in inlined bodies (no decision cache watches them)
+        self.plain = self.inline and inlining.externs_plain(self.program.cg)
+        if self.plain:
+            inlining.install(self.program.cg, PREFIX)
         ns = self.ns
         fast = {n: t for n, t in self.tables.items() if specialisable(t) and not _empty_group(t)}
         nexts = {n: self._next_names(t, *self.links[n]) for n, t in fast.items()}
@@ -212,7 +218,7 @@ class FastTables:
             )
             for n, t in fast.items()
         )
-        key = (self.sources, self.inline, shape)
+        key = (self.sources, self.inline, self.plain, shape)
         codes = _FUSED.get(key)
         if codes is None:
             codes = _FUSED[key] = self._fused_code(fast, nexts)
@@ -334,11 +340,7 @@ class FastTables:
         return self._fn_body(e.action.fn)
 
     def _fn_body(self, fn: Any) -> list[str] | None:
-        body = self.program.cg.bodies.get(fn)
-        if body is None or self.ns.get(getattr(fn, "__name__", "")) is not fn:
-            return None
-        return [ln[: len(ln) - len(ln.lstrip())] + "return None" if ln.strip() == "return True"
-                else ln for ln in body] or ["pass"]  # fmt: skip
+        return inlining.action_body(self.program.cg, fn, self.plain, PREFIX)
 
     def _dispatch(self, table: Table) -> list[str]:
         """Run the action of result ``r``: its body inlined when it is one of the table's

@@ -85,6 +85,8 @@ def test_with_the_decision_cache(roce, monkeypatch: pytest.MonkeyPatch) -> None:
     both = leaf(program, commands, "1", monkeypatch, cache=True)
     none = leaf(program, commands, "0", monkeypatch, cache=False)
     assert both.fast is not None and both.caches is not None
+    both.process(1, frames(1, 0)[0])
+    assert not both.fast.plain  # the cache watches the externs: inlined bodies call them
     pkts = frames(100, 3)
     for frame in pkts + pkts:
         assert both.process(1, frame) == none.process(1, frame)
@@ -165,6 +167,7 @@ def test_inlined_actions_change_nothing(roce, monkeypatch: pytest.MonkeyPatch) -
         out = inline.process(1, frame)
         assert out == called.process(1, frame) == plain.process(1, frame)
     assert _state(inline) == _state(called) == _state(plain)
+    assert inline.fast.plain  # counters and registers were updated in place, not called
     assert any(sum(packets) for _, packets, _ in _state(plain)[1])  # counters did count
 
     def tests_actions(sw: Switch) -> bool:
