@@ -104,14 +104,12 @@ class FastTables:
         self.watch_changes()
         self.ns[PREFIX + "exit"] = _compile(self.ns, PREFIX + "exit", "f, p, d", ["return True"])
         self.ns[PREFIX + "go"] = _compile(self.ns, PREFIX + "go", "f, p, d", ["return False"])
+        ingress = self._entries("ingress", names, program.ingress)
+        egress = self._entries("egress", names, program.egress)
         #: "ingress"/"egress" -> a function running that pipeline (rebuilding first if
         #: needed) without a trampoline step: what the switch calls when nothing wraps it
-        self.runners = {
-            which: self._runner(which, names, start)
-            for which, start in (("ingress", program.ingress), ("egress", program.egress))
-        }
-        program.ingress = self._trampoline("ingress", names, program.ingress)
-        program.egress = self._trampoline("egress", names, program.egress)
+        self.runners = {"ingress": ingress[1], "egress": egress[1]}
+        program.ingress, program.egress = ingress[0], egress[0]
 
     def _chain(self, prev: Callable[[], None]) -> Callable[[], None]:
         def changed() -> None:
@@ -126,10 +124,12 @@ class FastTables:
         for owner in (*self.tables.values(), *self.program.profiles.values()):
             owner.changed = self._chain(owner.changed)
 
-    def _trampoline(self, which: str, names: dict[int, str], start: Any) -> Any:
-        """A first node that rebuilds if needed, then returns the pipeline's real first node."""
+    def _entries(self, which: str, names: dict[int, str], start: Any) -> tuple[Any, Any]:
+        """(a first node that rebuilds if needed, then returns the pipeline's real first
+        node; ``run(that node, f, p)`` in one function), or (None, None) without that
+        pipeline."""
         if start is None:
-            return None
+            return None, None
         first = names[id(start)]
         ns = self.ns
 
@@ -138,25 +138,13 @@ class FastTables:
                 self.rebuild()
             return ns[first]
 
-        begin.__name__ = f"{which}_start"
-        return begin
-
-    def _runner(self, which: str, names: dict[int, str], start: Any) -> Any:
-        """``run(trampoline, f, p)`` in one function (None without that pipeline)."""
-        if start is None:
-            return None
-        first = names[id(start)]
-        ns = self.ns
-
         def run_pipeline(f: list[int], p: Any) -> None:
-            if self.dirty:
-                self.rebuild()
-            node = ns[first](f, p)
+            node = (begin(f, p) if self.dirty else ns[first])(f, p)
             while node is not None:
                 node = node(f, p)
 
-        run_pipeline.__name__ = f"run_{which}"
-        return run_pipeline
+        begin.__name__, run_pipeline.__name__ = f"{which}_start", f"run_{which}"
+        return begin, run_pipeline
 
     # -- building --------------------------------------------------------------------------
 
