@@ -27,6 +27,7 @@ from emulator.target.flowlazy import (
     Ops,
     Probe,
     Sym,
+    branch_function,
     key_function,
     plain,
     probe_reader,
@@ -287,13 +288,14 @@ class Node:
 class Branch:
     """The run looked at a lazy input ``spec`` = (probe, ops, comparison); children by key."""
 
-    __slots__ = ("children", "key", "read", "spec")
+    __slots__ = ("children", "fn", "key", "read", "spec")
 
     def __init__(self, spec: tuple[Any, ...]) -> None:
         probe, ops, cmp = spec
         self.spec = spec
         self.read = probe_reader(probe)
         self.key = key_function(ops, cmp)
+        self.fn = branch_function(probe, ops, cmp)  # key(read(f)) in one call
         self.children: dict[Any, Any] = {}  # Node here, framereplay._Node there
 
 
@@ -331,7 +333,7 @@ class FlowCache:
                 self.hits += 1
                 child.replay(f, p)
                 return
-            node = child.children.get(child.key(child.read(f)))
+            node = child.children.get(child.fn(f))
         self.misses += 1
         self._record(f, p)
         self._adapt()

@@ -124,7 +124,7 @@ def lookup(node: KeyNode | None, fr: bytes, f: list[int]) -> Any:
             return None
         if type(child) is not Branch:
             return child
-        node = child.children.get(child.key(child.read(f)))
+        node = child.children.get(child.fn(f))
     return None
 
 

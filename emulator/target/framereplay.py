@@ -23,7 +23,7 @@ validity changes take the slow path. Any control-plane write flushes. Opt-in:
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, NamedTuple
 
 from emulator import speedups
 from emulator.target import flowcache
@@ -45,6 +45,8 @@ from emulator.target.packet import Pkt
 from emulator.target.pipeline import run
 
 PARSER_OPS = ("extract", "set", "verify")
+#: standard metadata set per frame before ingress (switch.py ``_ingress``)
+INPUTS = ("ingress_port", "instance_type", "packet_length", "ingress_global_timestamp")
 MAX_OUTCOMES = 1 << 16  # ingress outcomes per switch; the cache is emptied past this
 #: a frame missing the cache is recorded only when frames like it (same bytes where the
 #: fullest subtable looks) have missed this often: recording costs ~6 plain runs, so
@@ -97,21 +99,53 @@ def _mentions(node: Any, field: str) -> bool:
 class Ingress:
     """A recorded parse + ingress run: what to replay, and the egress outcomes under it."""
 
-    __slots__ = ("egress", "gen", "out", "restore", "shape", "slow", "writes", "written")
+    __slots__ = (
+        "egress", "filled", "gen", "keep", "out", "restore", "shape", "slow", "written"
+    )  # fmt: skip
 
-    def __init__(self, out: Outcome, shape: Shape, parse_writes: tuple[Any, ...], slow: bool):
+    def __init__(
+        self, out: Outcome, shape: Shape, pw: tuple[Any, ...], slow: bool, base: Base
+    ) -> None:
         self.out, self.shape, self.slow = out, shape, slow
-        self.writes = parse_writes  # metadata the parser set: constant given the key
         self.restore = tuple({s for s, _ in out.writes} | {s for s, _ in out.sym_writes})
         self.written = frozenset(s for s in self.restore if s in shape.fields)
         self.egress = KeyNode()
         self.gen = -1
+        #: the template with the constant writes (the parser's metadata sets: constant
+        #: given the key; the run's) done: one list copy instead of a write per slot
+        self.filled = base.template.copy()
+        for s, v in (*pw, *out.writes):
+            self.filled[s] = v
+        done = {s for s, _ in (*pw, *out.writes)}
+        #: the per-frame inputs (ingress port, ...) no constant write overwrote
+        self.keep = tuple(s for s in base.inputs if s not in done)
 
     def replay(self, f: list[int], p: Any) -> None:
-        """Bring a std-initialised ``f`` to the metadata state the recorded run left."""
-        for s, v in self.writes:
+        """Bring ``f`` (the template with the per-frame inputs set) to the state the
+        recorded run left, with its effects."""
+        out = self.out
+        vals = [get(f) for get in out.syms] if out.syms else None
+        kept = [f[s] for s in self.keep]
+        f[:] = self.filled
+        for s, v in zip(self.keep, kept):
             f[s] = v
-        self.out.replay(f, p)
+        if vals is not None:
+            for s, k in out.sym_writes:
+                f[s] = vals[k]
+            for fn, a, ka, b, kb in out.effects_k:
+                fn(a if ka < 0 else vals[ka], b if kb < 0 else vals[kb])
+        else:
+            for fn, a, b in out.effects:
+                fn(a, b)
+        for name, v in out.pwrites:
+            setattr(p, name, v)
+
+
+class Base(NamedTuple):
+    """What a std-initialised slot list of a new frame is: the template, then ``inputs``."""
+
+    template: list[int]
+    inputs: tuple[int, ...]
 
 
 class Egress:
@@ -145,10 +179,12 @@ class FrameReplay:
         }
         self.err, self.mcast = layout.std["parser_error"], layout.std["mcast_grp"]
         self.espec = layout.std["egress_spec"]
+        self.base = Base(layout.template, tuple(layout.std[k] for k in INPUTS))
         self.root, self.gen, self.size = KeyNode(), 0, 0
         self.paths: dict[tuple[Any, ...], ParsePath] = {}
         self.seen: dict[Any, int] = {}  # misses not recorded yet, by fingerprint
         self.shapes: dict[tuple[str, ...], Shape] = {}
+        self.plans: dict[tuple[Shape, frozenset[int]], tuple[Any, ...]] = {}  # see _plan
         self.getters: dict[Any, Any] = {}  # subtable key functions, by signature
         #: egress trees by (shape, header fields ingress wrote): outcomes shared by flows
         self.egress_roots: dict[tuple[Shape, frozenset[int]], KeyNode] = {}
@@ -248,7 +284,7 @@ class FrameReplay:
         out = self._traced(prog.ingress, f, p)
         if out is None or shape is None:
             return
-        io = Ingress(out, shape, pw, self._slow(out, shape) or f[self.mcast] != 0)
+        io = Ingress(out, shape, pw, self._slow(out, shape) or f[self.mcast] != 0, self.base)
         if self.size >= MAX_OUTCOMES:
             self.flush()
         self.size += 1
@@ -313,6 +349,11 @@ class FrameReplay:
         shape, updates = io.shape, self.prog.checksums.update_list
         written = {s for s, _ in eo.out.writes} | {s for s, _ in eo.out.sym_writes}
         patched = (io.written | written) & shape.fields.keys()
+        key = (shape, frozenset(patched))
+        plan = self.plans.get(key)
+        if plan is not None:  # shape-determined (below): flows of one shape share it
+            eo.csums, eo.fill, eo.valid, eo.patch = plan
+            return
         conds, log = ReadLog(f), ReadLog(f)
         for _, _, calc, cond in updates:
             if cond is not None:
@@ -327,6 +368,10 @@ class FrameReplay:
             # conditions on header validity only: fixed by the shape, decided here once
             eo.csums = tuple((pl, m, r, None) for pl, m, r, c in eo.csums if c is None or c(f, p))
             eo.valid = ()
+            eo.patch = tuple(shape.fields[s] for s in sorted(patched))
+            # what the conditions read is fixed by the shape, so is everything here
+            self.plans[key] = (eo.csums, eo.fill, eo.valid, eo.patch)
+            return
         if eo.csums is not None:  # checksums computed on the patched bytes: nothing to fill
             eo.patch = tuple(shape.fields[s] for s in sorted(patched))
             return
