@@ -215,10 +215,11 @@ class Outcome:
     replayed packet's inputs before changing anything.
     """
 
-    __slots__ = ("effects", "effects_k", "pwrites", "sym_writes", "syms", "writes")
+    __slots__ = ("effects", "effects_k", "pwrites", "specs", "sym_writes", "syms", "writes")
 
     def __init__(self, t: TraceList, rec: Recorder) -> None:
         self.syms: list[Callable[[list[int]], int]] = []
+        self.specs: list[Any] = []  # (probe, ops) of each of syms
         specs: dict[Any, int] = {}
         writes = [(s, _replayable(list.__getitem__(t, s))) for s in sorted(t.written)]
         self.writes = tuple((s, v) for s, v in writes if type(v) is not Sym)
@@ -237,6 +238,7 @@ class Outcome:
         if k is None:
             k = specs[v.spec] = len(self.syms)
             self.syms.append(v.value)
+            self.specs.append(v.spec)
         return k
 
     def replay(self, f: list[int], p: Any) -> None:

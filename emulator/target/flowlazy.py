@@ -119,7 +119,9 @@ def key_function(ops: Ops, cmp: tuple[str, int] | None) -> Callable[[int], Any]:
     return lambda raw: test(value(raw), c)
 
 
-def branch_function(probe: Probe, ops: Ops, cmp: tuple[str, int] | None) -> Callable[[list[int]], Any]:
+def branch_function(
+    probe: Probe, ops: Ops, cmp: tuple[str, int] | None
+) -> Callable[[list[int]], Any]:
     """``key_function(ops, cmp)(probe_reader(probe)(f))`` in one call where it can be: a
     slot or an in-range register cell read in place, at most one op, a comparison."""
     steps = simplify(ops)

@@ -10,7 +10,8 @@ and the set of header fields ingress wrote, so flows share it) on the bytes and 
 egress reads, and a hit builds the frame leaving as a byte patch of the received one: the
 header fields either pipeline wrote, then the updated checksums. A miss parses the frame
 (once) and runs the slow path while recording; a frame missing the cache is recorded only
-once ``ADMIT`` frames like it have missed (short flows run the slow path).
+once ``ADMIT`` frames like it have missed (short flows run the slow path). Hits run straight-line code made per outcome
+(:mod:`.framefast`).
 
 Only programs whose parser just extracts whole headers (no lookahead, advance, stacks,
 varbits or primitives), whose deparser emits them in the order parsed, that never read
@@ -29,6 +30,7 @@ from emulator import speedups
 from emulator.target import flowcache
 from emulator.target.flowcache import Outcome, Recorder
 from emulator.target.flowwatch import watch
+from emulator.target.framefast import deparse_function, replay_function
 from emulator.target.framekeys import (
     KeyNode,
     ParsePath,
@@ -49,9 +51,9 @@ PARSER_OPS = ("extract", "set", "verify")
 INPUTS = ("ingress_port", "instance_type", "packet_length", "ingress_global_timestamp")
 MAX_OUTCOMES = 1 << 16  # ingress outcomes per switch; the cache is emptied past this
 #: a frame missing the cache is recorded only when frames like it (same bytes where the
-#: fullest subtable looks) have missed this often: recording costs ~6 plain runs, so
-#: short flows (a few packets per switch) run plain instead
-ADMIT = 4
+#: fullest subtable looks) have missed this often: a record costs what ~20-40 hits save,
+#: so short flows (a flow's ACKs: ~10 per switch at 256 hosts) run plain instead
+ADMIT = 12
 
 
 def enabled_by_env() -> bool:
@@ -99,9 +101,7 @@ def _mentions(node: Any, field: str) -> bool:
 class Ingress:
     """A recorded parse + ingress run: what to replay, and the egress outcomes under it."""
 
-    __slots__ = (
-        "egress", "filled", "gen", "keep", "out", "restore", "shape", "slow", "written"
-    )  # fmt: skip
+    __slots__ = ("egress", "gen", "out", "replay", "restore", "shape", "slow", "written")
 
     def __init__(
         self, out: Outcome, shape: Shape, pw: tuple[Any, ...], slow: bool, base: Base
@@ -111,34 +111,15 @@ class Ingress:
         self.written = frozenset(s for s in self.restore if s in shape.fields)
         self.egress = KeyNode()
         self.gen = -1
-        #: the template with the constant writes (the parser's metadata sets: constant
-        #: given the key; the run's) done: one list copy instead of a write per slot
-        self.filled = base.template.copy()
+        # the template with the constant writes (the parser's metadata sets: constant
+        # given the key; the run's) done: one list copy instead of a write per slot
+        filled = base.template.copy()
         for s, v in (*pw, *out.writes):
-            self.filled[s] = v
+            filled[s] = v
         done = {s for s, _ in (*pw, *out.writes)}
-        #: the per-frame inputs (ingress port, ...) no constant write overwrote
-        self.keep = tuple(s for s in base.inputs if s not in done)
-
-    def replay(self, f: list[int], p: Any) -> None:
-        """Bring ``f`` (the template with the per-frame inputs set) to the state the
-        recorded run left, with its effects."""
-        out = self.out
-        vals = [get(f) for get in out.syms] if out.syms else None
-        kept = [f[s] for s in self.keep]
-        f[:] = self.filled
-        for s, v in zip(self.keep, kept):
-            f[s] = v
-        if vals is not None:
-            for s, k in out.sym_writes:
-                f[s] = vals[k]
-            for fn, a, ka, b, kb in out.effects_k:
-                fn(a if ka < 0 else vals[ka], b if kb < 0 else vals[kb])
-        else:
-            for fn, a, b in out.effects:
-                fn(a, b)
-        for name, v in out.pwrites:
-            setattr(p, name, v)
+        #: brings ``f`` (the template with the per-frame inputs set) to the state the
+        #: recorded run left, with its effects; the inputs no constant write overwrote kept
+        self.replay = replay_function(out, filled, tuple(s for s in base.inputs if s not in done))
 
 
 class Base(NamedTuple):
@@ -151,10 +132,13 @@ class Base(NamedTuple):
 class Egress:
     """A recorded egress run and the byte patch that deparses its outcome."""
 
-    __slots__ = ("csums", "fill", "out", "patch", "slow", "valid")
+    __slots__ = ("csums", "deparse", "fill", "out", "patch", "replay", "slow", "valid")
 
     def __init__(self, out: Outcome, slow: bool) -> None:
         self.out, self.slow = out, slow
+        self.replay = replay_function(out)  # out.replay in straight-line code
+        #: the byte patch as straight-line code (set by FrameReplay._plan where it can be)
+        self.deparse: Any = None
         #: csum16 checksums over whole bytes of the frame: (target, mask, byte ranges, cond)
         self.csums: tuple[tuple[Place, int, tuple[tuple[int, int], ...], Any], ...] | None = None
         self.fill: tuple[Place, ...] = ()  # unwritten fields the checksums read
@@ -241,8 +225,10 @@ class FrameReplay:
         eo = lookup(io.egress, p.buf, f)
         if eo is not None and not eo.slow:
             self.counts["egress_hits"] += 1
-            eo.out.replay(f, p)
-            return True if f[self.espec] == self.drop_port else self._deparse(eo, f, p)
+            eo.replay(f, p)
+            if f[self.espec] == self.drop_port:
+                return True
+            return eo.deparse(f, p.buf) if eo.deparse else self._deparse(eo, f, p)
         self.counts["egress_misses"] += 1
         f0 = f.copy()
         if not p.full:
@@ -333,6 +319,7 @@ class FrameReplay:
         eo = Egress(out, self._slow(out, shape))
         if not eo.slow:
             self._plan(eo, io, f, p)
+            eo.deparse = deparse_function(eo)
         mine, hdr = io.written, self.hdr_slots
 
         def where(s: int) -> Any:
