@@ -187,7 +187,7 @@ class FrameReplay:
         if io is None and self._admit(p.buf, f):
             self.counts["misses"] += 1
             self._record_ingress(f, p)
-        elif io is None or io.slow:
+        elif io is None or io.slow or len(p.buf) < io.shape.end:  # too short: parse fails
             self.counts["slow"] += 1
             self.prog.parser.parse(f, p)
             self.prog.checksums.verify(f, p)
@@ -283,7 +283,7 @@ class FrameReplay:
 
         key_in = (p.buf, f0)
         store(
-            self.root, self.rec, self._reads, info.reads, where, shape.end, key_in, io, self.getters
+            self.root, self.rec, self._reads, info.reads, where, 0, key_in, io, self.getters
         )
         if not io.slow:
             p.origin = io
