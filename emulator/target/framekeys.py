@@ -9,7 +9,6 @@ looked at a lazy input (time, queue depth, register).
 from __future__ import annotations
 
 from collections.abc import Callable
-from operator import itemgetter
 from typing import Any
 
 from emulator.target.flowcache import Branch, Recorder
@@ -105,12 +104,25 @@ class KeyNode:
 
 
 def key_getter(end: int, ranges: tuple[tuple[int, int], ...], slots: tuple[int, ...]) -> Any:
-    """Key function of one subtable: the frame's bytes in ``ranges``, ``f`` at ``slots``."""
-    gb = itemgetter(*(slice(a, b) for a, b in ranges)) if ranges else (lambda _fr: ())
-    gf = itemgetter(*slots) if slots else (lambda _f: ())
-    if end:
-        return lambda fr, f: (len(fr) >= end, gb(fr), gf(f))
-    return lambda fr, f: (gb(fr), gf(f))
+    """Key function of one subtable: the frame's bytes in ``ranges`` (concatenated), ``f``
+    at ``slots`` (and whether the frame is ``end`` bytes long). One tuple at most per
+    call: keys are made for every packet, and each tracked object made counts towards the
+    garbage collector's next run."""
+    parts = [f"len(fr) >= {int(end)}"] if end else []
+    if ranges:
+        parts.append(" + ".join(f"fr[{int(a)}:{int(b)}]" for a, b in ranges))
+    parts += [f"f[{int(s)}]" for s in slots]
+    if not parts:
+        parts.append("()")
+    body = parts[0] if len(parts) == 1 else "(" + ", ".join(parts) + ")"
+    src = f"lambda fr, f: {body}"
+    fn = _GETTERS.get(src)
+    if fn is None:
+        fn = _GETTERS[src] = eval(compile(src, "<framekeys>", "eval"), {})  # ints only
+    return fn
+
+
+_GETTERS: dict[str, Any] = {}  # key functions by source (shared by every switch)
 
 
 def lookup(node: Any, fr: bytes, f: list[int]) -> Any:
