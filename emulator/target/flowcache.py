@@ -28,9 +28,7 @@ from emulator.target.flowlazy import (
     Probe,
     Sym,
     branch_function,
-    key_function,
     plain,
-    probe_reader,
     unkeyed,
 )
 from emulator.target.flowwatch import watch
@@ -290,15 +288,15 @@ class Node:
 class Branch:
     """The run looked at a lazy input ``spec`` = (probe, ops, comparison); children by key."""
 
-    __slots__ = ("children", "fn", "key", "read", "spec")
+    __slots__ = ("children", "fn", "spec")
 
     def __init__(self, spec: tuple[Any, ...]) -> None:
         probe, ops, cmp = spec
         self.spec = spec
-        self.read = probe_reader(probe)
-        self.key = key_function(ops, cmp)
-        self.fn = branch_function(probe, ops, cmp)  # key(read(f)) in one call
-        self.children: dict[Any, Any] = {}  # Node here, framereplay._Node there
+        #: the key of ``f``'s input: ``key_function(ops, cmp)(probe_reader(probe)(f))``
+        self.fn = branch_function(probe, ops, cmp)
+        #: Node here; in framereplay a KeyNode, or what follows directly (framekeys.store)
+        self.children: dict[Any, Any] = {}
 
 
 class FlowCache:

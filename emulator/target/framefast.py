@@ -18,6 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from emulator.target.externs import CounterArray, RegisterArray
+from emulator.target.flowlazy import simplify
 from emulator.target.hashes import csum16
 
 #: operators of a lazy value (:data:`.flowlazy.OPS`) as expressions
@@ -87,7 +88,7 @@ def _value(src: _Source, spec: tuple[Any, Any]) -> str:
             x = "0"  # RegisterArray.read of an out-of-range cell
         else:
             x = f"{src.c(read)}({src.c(index)})"
-    for code, k in ops:
+    for code, k in simplify(ops):  # masks merged: same values
         x = _OPS[code].format(x=x, k=src.c(k))
     return x
 
