@@ -282,9 +282,7 @@ class FrameReplay:
             return None if s in hdr or s in skip else s
 
         key_in = (p.buf, f0)
-        store(
-            self.root, self.rec, self._reads, info.reads, where, 0, key_in, io, self.getters
-        )
+        store(self.root, self.rec, self._reads, info.reads, where, 0, key_in, io, self.getters)
         if not io.slow:
             p.origin = io
 
