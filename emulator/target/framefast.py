@@ -7,13 +7,15 @@ checksums recomputed. Interpreting the recorded tuples costs a Python call per l
 and per effect; here each outcome gets a function doing the same in straight-line code
 (register and counter cells indexed in place when the recorded index is in range, as the
 extern's own method would). The source text names no value, only the outcome's structure:
-values are the factory's arguments, so the outcomes of one structure (the flows crossing
-a switch) share one compiled factory. Nothing of the program's text reaches the source:
+values are the function's defaults, so the outcomes of one structure (the flows crossing
+a switch) share one compiled code object. Nothing of the program's text reaches the source:
 it is made of slot numbers, operators of :mod:`.flowlazy` and argument names.
 """
 
 from __future__ import annotations
 
+import builtins
+import types
 from collections.abc import Callable
 from typing import Any
 
@@ -30,8 +32,9 @@ _OPS = {
     "shr": "({x} >> {k})",
     "shl": "({x} << {k})",
 }
-MAX_FACTORIES = 4096  # compiled factories kept (by source); emptied past this
-_FACTORIES: dict[str, Callable[..., Any]] = {}
+MAX_CODES = 4096  # compiled functions kept (by source); emptied past this
+_CODES: dict[str, types.CodeType] = {}
+_GLOBALS: dict[str, Any] = {"csum16": csum16, "__builtins__": builtins}
 
 
 class _Source:
@@ -47,18 +50,21 @@ class _Source:
         return f"c{len(self.values) - 1}"
 
     def build(self, args: str) -> Callable[..., Any]:
-        """The function (``args``) made from the lines, its factory compiled once."""
-        names = ", ".join(f"c{i}" for i in range(len(self.values)))
-        body = "".join(f"        {line}\n" for line in self.lines) or "        pass\n"
-        src = f"def make({names}):\n    def fn({args}):\n{body}    return fn\n"
-        factory = _FACTORIES.get(src)
-        if factory is None:
-            if len(_FACTORIES) >= MAX_FACTORIES:
-                _FACTORIES.clear()
-            ns: dict[str, Any] = {"csum16": csum16}
+        """The function (``args``) made from the lines, its code compiled once.
+
+        The values are the function's defaults (``c0=...``): one tuple, where closure
+        cells would be an object each for the garbage collector to count and visit."""
+        names = "".join(f", c{i}=None" for i in range(len(self.values)))
+        body = "".join(f"    {line}\n" for line in self.lines) or "    pass\n"
+        src = f"def fn({args}{names}):\n{body}"
+        code = _CODES.get(src)
+        if code is None:
+            if len(_CODES) >= MAX_CODES:
+                _CODES.clear()
+            ns: dict[str, Any] = {}
             exec(compile(src, "<framefast>", "exec"), ns)  # source made above, no program text
-            factory = _FACTORIES[src] = ns["make"]
-        return factory(*self.values)  # type: ignore[no-any-return]
+            code = _CODES[src] = ns["fn"].__code__
+        return types.FunctionType(code, _GLOBALS, "fn", tuple(self.values))
 
 
 def _cell_list(owner: Any, index: Any, method: Any, attr: str) -> list[int] | None:
