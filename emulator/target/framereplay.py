@@ -101,16 +101,19 @@ def _mentions(node: Any, field: str) -> bool:
 class Ingress:
     """A recorded parse + ingress run: what to replay, and the egress outcomes under it."""
 
-    __slots__ = ("egress", "gen", "out", "replay", "restore", "shape", "slow", "written")
+    __slots__ = ("egress", "gen", "replay", "restore", "shape", "slow", "written")
 
     def __init__(
         self, out: Outcome, shape: Shape, pw: tuple[Any, ...], slow: bool, base: Base
     ) -> None:
-        self.out, self.shape, self.slow = out, shape, slow
+        self.shape, self.slow = shape, slow
         self.restore = tuple({s for s, _ in out.writes} | {s for s, _ in out.sym_writes})
         self.written = frozenset(s for s in self.restore if s in shape.fields)
         self.egress = KeyNode()
         self.gen = -1
+        self.replay: Any = None
+        if slow:
+            return
         # the template with the constant writes (the parser's metadata sets: constant
         # given the key; the run's) done: one list copy instead of a write per slot
         filled = base.template.copy()
@@ -119,6 +122,7 @@ class Ingress:
         done = {s for s, _ in (*pw, *out.writes)}
         #: brings ``f`` (the template with the per-frame inputs set) to the state the
         #: recorded run left, with its effects; the inputs no constant write overwrote kept
+        #: (the outcome itself is not kept: fewer objects for the garbage collector)
         self.replay = replay_function(out, filled, tuple(s for s in base.inputs if s not in done))
 
 
@@ -132,11 +136,13 @@ class Base(NamedTuple):
 class Egress:
     """A recorded egress run and the byte patch that deparses its outcome."""
 
-    __slots__ = ("csums", "deparse", "fill", "out", "patch", "replay", "slow", "valid")
+    __slots__ = ("csums", "deparse", "fill", "patch", "replay", "slow", "valid", "written")
 
     def __init__(self, out: Outcome, slow: bool) -> None:
-        self.out, self.slow = out, slow
-        self.replay = replay_function(out)  # out.replay in straight-line code
+        self.slow = slow
+        self.written = frozenset(s for s, _ in (*out.writes, *out.sym_writes))
+        #: out.replay in straight-line code (the outcome itself is not kept)
+        self.replay = None if slow else replay_function(out)
         #: the byte patch as straight-line code (set by FrameReplay._plan where it can be)
         self.deparse: Any = None
         #: csum16 checksums over whole bytes of the frame: (target, mask, byte ranges, cond)
@@ -332,8 +338,7 @@ class FrameReplay:
     def _plan(self, eo: Egress, io: Ingress, f: list[int], p: Pkt) -> None:
         """The fields a hit must fill before the checksums and patch after them."""
         shape, updates = io.shape, self.prog.checksums.update_list
-        written = {s for s, _ in eo.out.writes} | {s for s, _ in eo.out.sym_writes}
-        patched = (io.written | written) & shape.fields.keys()
+        patched = (io.written | eo.written) & shape.fields.keys()
         key = (shape, frozenset(patched))
         plan = self.plans.get(key)
         if plan is not None:  # shape-determined (below): flows of one shape share it
