@@ -31,7 +31,7 @@ from emulator.target.flowlazy import (
     plain,
     unkeyed,
 )
-from emulator.target.flowwatch import watch
+from emulator.target.flowwatch import Watchers, watch
 from emulator.target.packet_parser import Calculation, Deparser, emit_vl, extract_vl
 from emulator.target.program import HeaderInfo, StackInfo
 from emulator.target.tables import Table
@@ -98,6 +98,9 @@ class Recorder:
 
     def __init__(self) -> None:
         self.active = False
+        #: the externs' and tables' reporting versions, in place only while recording
+        #: (:func:`.flowwatch.watch`): runs not recorded pay nothing for them
+        self.watchers = Watchers()
         self.uncacheable = False
         self.effects: list[tuple[Callable[[Any, Any], None], Any, Any]] = []
         self.pwrites: dict[str, Any] = {}
@@ -114,8 +117,9 @@ class Recorder:
         return s
 
     def start(self, trace: TraceList) -> None:
-        """Begin recording one run on ``trace``."""
+        """Begin recording one run on ``trace`` (the externs' watchers put in place)."""
         self.active, self.uncacheable, self.trace = True, False, trace
+        self.watchers.install()
         self.effects, self.pwrites, self.cuts, self.reg_written = [], {}, [], set()
 
     def effect(self, fn: Callable[[Any, Any], None], a: Any, b: Any) -> None:
@@ -394,6 +398,7 @@ def traced_run(
         raise
     finally:
         rec.active = False
+        rec.watchers.remove()
         for s in t.written:
             f[s] = unkeyed(list.__getitem__(t, s))
     return t, out
