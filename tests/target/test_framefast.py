@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 
 from emulator.target import framefast
 from emulator.target.externs import CounterArray, RegisterArray
-from emulator.target.flowlazy import compose, probe_reader
+from emulator.target.flowcache import Outcome
+from emulator.target.flowlazy import Sym
 from emulator.target.framekeys import write_field
 from emulator.target.hashes import csum16
 
@@ -61,16 +62,10 @@ def outcomes(draw: st.DrawFn) -> Any:
 
 
 def _reference(out: Any, f: list[int], p: Any) -> None:
-    """``Outcome.replay`` with lazy values computed by flowlazy's own functions."""
-    vals = [compose(ops)(probe_reader(probe)(f)) for probe, ops in out.specs]
-    for s, v in out.writes:
-        f[s] = v
-    for s, k in out.sym_writes:
-        f[s] = vals[k]
-    for fn, a, ka, b, kb in out.effects_k:
-        fn(a if ka < 0 else vals[ka], b if kb < 0 else vals[kb])
-    for name, v in out.pwrites:
-        setattr(p, name, v)
+    """The interpreted ``Outcome.replay``, lazy values computed as recorded ones are (Sym)."""
+    out.syms = [Sym(probe, ops).value for probe, ops in out.specs]
+    out.effects = tuple((fn, a, b) for fn, a, _, b, _ in out.effects_k)
+    Outcome.replay(out, f, p)
 
 
 def _state(reg: RegisterArray, ctr: CounterArray) -> Any:
