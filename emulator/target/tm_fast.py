@@ -21,6 +21,27 @@ from emulator.target.pfc_gen import PFC_CLASSES, PfcGenerator
 from emulator.target.tm import Dequeued, TrafficManager, _Port, _Queue
 
 
+class Released:
+    """The frame :meth:`FastTrafficManager.take` released, with ``Dequeued``'s fields.
+
+    One record per TM, overwritten by every ``take``: read it before the next one (the
+    switch's egress does, at once), so releasing a frame allocates nothing."""
+
+    __slots__ = (
+        "deq_qdepth",
+        "deq_timedelta_ns",
+        "enq_qdepth",
+        "enq_timestamp_ns",
+        "item",
+        "priority",
+    )
+
+    def __init__(self) -> None:
+        self.item: object = None
+        self.priority = self.enq_timestamp_ns = self.enq_qdepth = 0
+        self.deq_qdepth = self.deq_timedelta_ns = 0
+
+
 def _occupancy(gen: PfcGenerator, delta: int, port: int, cls: int, now: int) -> None:
     """``gen.on_enqueue`` (delta 1) / ``gen.on_dequeue`` (delta -1), calling ``_check`` only
     when it may act: at or above XOFF, or at or below XON while upstream is paused."""
@@ -45,6 +66,7 @@ class FastTrafficManager(TrafficManager):
         self._pfc_left = functools.partial(_occupancy, self.pfc_gen, -1)
         #: port -> (priority, queue, its entries), highest priority first
         self._order: dict[int, list[tuple[int, _Queue, deque[Any]]]] = {}
+        self._released = Released()
 
     def _by_priority(self, port: int, p: _Port) -> list[tuple[int, _Queue, deque[Any]]]:
         """``port``'s queues, highest priority first (a port's queues are made once)."""
@@ -110,15 +132,97 @@ class FastTrafficManager(TrafficManager):
             st = paused.get((port, prio))
             if st is not None and st.until > now and pfc.eligible_at(port, prio, now) > now:
                 continue
-            _send_at, item, length, enq_ts, enq_qdepth, in_port = entries.popleft()
-            q.dequeued += 1
-            p.queued -= 1
-            depth = len(entries)
-            if self.observer is not None:
-                self.observer.dequeued(port, prio, depth)
-            if in_port is not None:
-                self._pfc_left(in_port, prio, now)
-                if self.on_buffer_release is not None:
-                    self.on_buffer_release(in_port, prio, length, now)
-            return Dequeued(item, prio, enq_ts, enq_qdepth, depth, now - enq_ts)
+            r = self._release(port, prio, q, p, now)
+            return Dequeued(
+                r.item, prio, r.enq_timestamp_ns, r.enq_qdepth, r.deq_qdepth, r.deq_timedelta_ns
+            )
         return None
+
+    def enqueue(
+        self,
+        port: int,
+        priority: int,
+        item: object,
+        length: int,
+        ingress_port: int | None = None,
+    ) -> bool:
+        """As :meth:`TrafficManager.enqueue` (the common case, admitted, inlined)."""
+        p = self._ports.get(port)
+        if p is None or not 0 <= priority < self.priority_queues:
+            return TrafficManager.enqueue(self, port, priority, item, length, ingress_port)
+        q = p.queues[priority]
+        entries = q.entries
+        depth = len(entries)
+        if depth >= q.capacity:
+            return TrafficManager.enqueue(self, port, priority, item, length, ingress_port)
+        now = self._clock()
+        last = q.last_send_at
+        send_at = now if last is None or last + q.interval_ns <= now else last + q.interval_ns
+        q.last_send_at = send_at
+        entries.append((send_at, item, length, now, depth, ingress_port))
+        q.enqueued += 1
+        p.queued += 1
+        if ingress_port is not None:
+            self._pfc_queued(ingress_port, priority, now)
+        if self.observer is not None:
+            self.observer.enqueued(port, priority, depth + 1)
+        return True
+
+    def take(self, port: int) -> Released | int | None:
+        """``ready_time`` and, when that is now, ``dequeue`` in one scan: the released frame
+        (a :class:`Released`, valid until the next ``take``), else the time a frame may
+        leave (later than now), else None (nothing may leave before an event)."""
+        if len(self._flow_controls) != 1 or self.serialize:
+            ready = TrafficManager.ready_time(self, port)
+            if ready is None or ready > self._clock():
+                return ready
+            return self._as_released(TrafficManager.dequeue(self, port))
+        p = self._ports.get(port)
+        if p is None or not p.queued:
+            return None
+        now = self._clock()
+        pfc, best = self.pfc, None
+        paused = pfc._state
+        for prio, q, entries in self._by_priority(port, p):
+            if not entries:
+                continue
+            t = entries[0][0]
+            st = paused.get((port, prio))
+            if st is not None and st.until > now:
+                e = pfc.eligible_at(port, prio, now)
+                if e >= BLOCKED:
+                    continue
+                if e > t:
+                    t = e
+            if t <= now:  # ready_time's answer is now and dequeue takes this queue
+                return self._release(port, prio, q, p, now)
+            if best is None or t < best:
+                best = t
+        return best
+
+    def _release(self, port: int, prio: int, q: _Queue, p: _Port, now: int) -> Released:
+        """Pop the head of queue (port, prio) now, as :meth:`dequeue` does."""
+        entries = q.entries
+        _send_at, item, length, enq_ts, enq_qdepth, in_port = entries.popleft()
+        q.dequeued += 1
+        p.queued -= 1
+        depth = len(entries)
+        if self.observer is not None:
+            self.observer.dequeued(port, prio, depth)
+        if in_port is not None:
+            self._pfc_left(in_port, prio, now)
+            if self.on_buffer_release is not None:
+                self.on_buffer_release(in_port, prio, length, now)
+        r = self._released
+        r.item, r.priority, r.enq_timestamp_ns, r.enq_qdepth = item, prio, enq_ts, enq_qdepth
+        r.deq_qdepth, r.deq_timedelta_ns = depth, now - enq_ts
+        return r
+
+    def _as_released(self, deq: Dequeued | None) -> Released | None:
+        """``deq`` copied into the record ``take`` returns."""
+        if deq is None:
+            return None
+        r = self._released
+        r.item, r.priority, r.enq_timestamp_ns, r.enq_qdepth = deq[:4]
+        r.deq_qdepth, r.deq_timedelta_ns = deq[4], deq[5]
+        return r

@@ -75,13 +75,14 @@ class FastLinkDir(LinkDir):
 class FastPortTx(PortTx):
     """A switch port transmitter with its engine, switch and TM at hand."""
 
-    __slots__ = ("_engine", "_gen", "_heap", "_seq", "_sw", "_tm", "_wake_fn")
+    __slots__ = ("_engine", "_gen", "_heap", "_seq", "_sw", "_take", "_tm", "_wake_fn")
 
     def __init__(self, box: SwitchBox, port: int, link: LinkDir) -> None:
         super().__init__(box, port, link)
         self._engine = box.engine
         self._heap, self._seq = box.engine.heap, box.engine.seq
         self._sw, self._tm, self._gen = box.sw, box.tm, box.tm.pfc_gen
+        self._take = box.tm.take
         self._wake_fn = self._wake
 
     def arm(self, t: int) -> None:
@@ -102,16 +103,16 @@ class FastPortTx(PortTx):
             out = self._gen.frames.get(port)  # PfcGenerator.pop_frame, in place
             if out:
                 frame = out.popleft()
-        if frame is None:
-            ready_time, transmit = tm.ready_time, self._sw.transmit
+        if frame is None:  # ready_time, then transmit: one TM scan (FastTrafficManager.take)
+            take, transmit = self._take, self._sw.transmit_dequeued
             for _ in range(MAX_EGRESS_DROPS):
-                ready = ready_time(port)
-                if ready is None:
+                got = take(port)
+                if got is None:
                     return
-                if ready > t:
-                    self.arm(ready)
+                if got.__class__ is int:  # ready later than now (= t)
+                    self.arm(got)
                     return
-                frame = transmit(port)
+                frame = transmit(port, got)
                 if frame is not None:
                     break
             else:
@@ -121,7 +122,8 @@ class FastPortTx(PortTx):
         if frame[12:14] == MAC_CONTROL:  # as PortTx.pump: the pause refresh timer
             tm.note_sent(port, frame)
             self.box.arm_refresh()
-        self.arm(busy)
+        self.armed = busy  # self.arm(busy): busy > t = now
+        heappush(self._heap, (busy, next(self._seq), self._wake_fn, busy))
 
 
 class FastSwitchBox(SwitchBox):
