@@ -12,12 +12,11 @@ only when a threshold may be crossed. Same answers as the base class
 
 from __future__ import annotations
 
-import functools
 from collections import deque
 from typing import Any
 
 from emulator.target.flowcontrol import BLOCKED
-from emulator.target.pfc_gen import PFC_CLASSES, PfcGenerator
+from emulator.target.pfc_gen import PFC_CLASSES
 from emulator.target.tm import Dequeued, TrafficManager, _Port, _Queue
 
 
@@ -42,28 +41,15 @@ class Released:
         self.deq_qdepth = self.deq_timedelta_ns = 0
 
 
-def _occupancy(gen: PfcGenerator, delta: int, port: int, cls: int, now: int) -> None:
-    """``gen.on_enqueue`` (delta 1) / ``gen.on_dequeue`` (delta -1), calling ``_check`` only
-    when it may act: at or above XOFF, or at or below XON while upstream is paused."""
-    st = gen._state.get((port, cls))
-    if st is None:
-        st = gen._st(port, cls)
-    occ = st.occupancy = st.occupancy + delta
-    cfg = gen._cfg.get(port)
-    if cfg is None or cls >= PFC_CLASSES:
-        return
-    if occ >= cfg.xoff or (occ <= cfg.xon and st.paused_until is not None):
-        gen._check(port, cls, now)
-
-
 class FastTrafficManager(TrafficManager):
     """A traffic manager answering ``ready_time`` / ``dequeue`` with fewer calls, and
     counting PFC occupancy in place."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self._pfc_queued = functools.partial(_occupancy, self.pfc_gen, 1)
-        self._pfc_left = functools.partial(_occupancy, self.pfc_gen, -1)
+        gen = self.pfc_gen
+        #: PFC generation's state, read in place: (port, class) -> counts; port -> XOFF/XON
+        self._gen_state, self._gen_cfg = gen._state, gen._cfg
         #: port -> (priority, queue, its entries), highest priority first
         self._order: dict[int, list[tuple[int, _Queue, deque[Any]]]] = {}
         self._released = Released()
@@ -162,8 +148,15 @@ class FastTrafficManager(TrafficManager):
         entries.append((send_at, item, length, now, depth, ingress_port))
         q.enqueued += 1
         p.queued += 1
-        if ingress_port is not None:
-            self._pfc_queued(ingress_port, priority, now)
+        if ingress_port is not None:  # PfcGenerator.on_enqueue, its check only when it may act
+            st = self._gen_state.get((ingress_port, priority))
+            if st is None:
+                st = self.pfc_gen._st(ingress_port, priority)
+            occ = st.occupancy = st.occupancy + 1
+            cfg = self._gen_cfg.get(ingress_port)
+            if cfg is not None and priority < PFC_CLASSES:
+                if occ >= cfg.xoff or (occ <= cfg.xon and st.paused_until is not None):
+                    self.pfc_gen._check(ingress_port, priority, now)
         if self.observer is not None:
             self.observer.enqueued(port, priority, depth + 1)
         return True
@@ -209,8 +202,15 @@ class FastTrafficManager(TrafficManager):
         depth = len(entries)
         if self.observer is not None:
             self.observer.dequeued(port, prio, depth)
-        if in_port is not None:
-            self._pfc_left(in_port, prio, now)
+        if in_port is not None:  # PfcGenerator.on_dequeue, as in ``enqueue``
+            st = self._gen_state.get((in_port, prio))
+            if st is None:
+                st = self.pfc_gen._st(in_port, prio)
+            occ = st.occupancy = st.occupancy - 1
+            cfg = self._gen_cfg.get(in_port)
+            if cfg is not None and prio < PFC_CLASSES:
+                if occ >= cfg.xoff or (occ <= cfg.xon and st.paused_until is not None):
+                    self.pfc_gen._check(in_port, prio, now)
             if self.on_buffer_release is not None:
                 self.on_buffer_release(in_port, prio, length, now)
         r = self._released

@@ -75,7 +75,7 @@ class FastLinkDir(LinkDir):
 class FastPortTx(PortTx):
     """A switch port transmitter with its engine, switch and TM at hand."""
 
-    __slots__ = ("_engine", "_gen", "_heap", "_seq", "_sw", "_take", "_tm", "_wake_fn")
+    __slots__ = ("_dirty", "_engine", "_gen", "_heap", "_seq", "_sw", "_take", "_tm", "_wake_fn")
 
     def __init__(self, box: SwitchBox, port: int, link: LinkDir) -> None:
         super().__init__(box, port, link)
@@ -83,6 +83,7 @@ class FastPortTx(PortTx):
         self._heap, self._seq = box.engine.heap, box.engine.seq
         self._sw, self._tm, self._gen = box.sw, box.tm, box.tm.pfc_gen
         self._take = box.tm.take
+        self._dirty = box.queues.dirty
         self._wake_fn = self._wake
 
     def arm(self, t: int) -> None:
@@ -90,6 +91,15 @@ class FastPortTx(PortTx):
         self.armed = t
         now = self._engine.now
         heappush(self._heap, (t if t > now else now, next(self._seq), self._wake_fn, t))
+
+    def _wake(self, t: int) -> None:
+        """As :meth:`PortTx._wake` (the box's flush only when it has something to do)."""
+        if self.armed != t:
+            return
+        self.armed = None
+        self.pump(t)
+        if self._dirty or self._tm.generates_control:
+            self.box.flush(t)
 
     def pump(self, t: int) -> None:
         """As :meth:`PortTx.pump`."""
@@ -140,6 +150,29 @@ class FastSwitchBox(SwitchBox):
     def attach(self, port: int, link: LinkDir) -> None:
         """``link`` leaves this switch from ``port``."""
         self.tx[port] = FastPortTx(self, port, link)
+
+    def on_frame(self, port: int, frame: bytes, t: int) -> None:
+        """As :meth:`SwitchBox.on_frame`; a data frame queued to one port (the common case)
+        kicks that port's transmitter without going through ``flush``."""
+        if frame[12:14] == MAC_CONTROL:
+            SwitchBox.on_frame(self, port, frame, t)
+            return
+        self.sw.receive(port, frame)
+        dirty, tm = self.queues.dirty, self.tm
+        if len(dirty) != 1 or tm.generates_control:
+            self.flush(t)
+            return
+        tx = self.tx.get(dirty.pop())
+        if tx is not None:  # tx.kick(t)
+            busy = tx.busy_until
+            a = tx.armed
+            if busy > t:
+                if a is None or a > busy:
+                    tx.arm(busy)
+            elif a is None or a > t:
+                tx.pump(t)
+        if dirty or tm.generates_control:
+            self.flush(t)
 
     def flush(self, t: int) -> None:
         """As :meth:`SwitchBox.flush`."""
