@@ -420,11 +420,15 @@ class Switch:
         """Egress of ``deq`` (what the TM released for ``port``, with ``Dequeued``'s
         fields): the frame, or None if dropped; its clones and recirculations queued."""
         frame, clones, recircs = self._egress(port, deq.item, deq)
-        if clones:
-            self._enqueue_all(clones)
+        if clones or recircs:
+            self.requeue(clones, recircs)
+        return frame
+
+    def requeue(self, clones: list[Item], recircs: list[tuple[int, bytes, Any]]) -> None:
+        """Queue egress's clones; run its recirculated frames through ingress again."""
+        self._enqueue_all(clones)
         for iport, rframe, preserved in recircs:
             self._enqueue_all(self._ingress(iport, rframe, pk.PKT_INSTANCE_TYPE_RECIRC, preserved))
-        return frame
 
     def process(self, port: int, frame: bytes) -> list[tuple[int, bytes]]:
         """Receive then run every resulting packet through egress now (no queues, no rates)."""

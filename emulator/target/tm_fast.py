@@ -176,7 +176,8 @@ class FastTrafficManager(TrafficManager):
         now = self._clock()
         pfc, best = self.pfc, None
         paused = pfc._state
-        for prio, q, entries in self._by_priority(port, p):
+        order = self._order.get(port)
+        for prio, q, entries in order if order is not None else self._by_priority(port, p):
             if not entries:
                 continue
             t = entries[0][0]

@@ -20,6 +20,7 @@ pops events in the same order (tests/target/test_speedups_scenarios.py compares 
 
 from __future__ import annotations
 
+from array import array
 from heapq import heappush
 from typing import TYPE_CHECKING, Any
 
@@ -43,7 +44,11 @@ _BITS_NS = 8e9
 class FastLinkDir(LinkDir):
     """A link direction whose common ``send`` (up, clean, no pcap, data) is inlined."""
 
-    __slots__ = ()
+    __slots__ = ("_arrive_fn",)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._arrive_fn = self._arrive
 
     def send(self, frame: bytes, t: int) -> int:
         """As :meth:`LinkDir.send`."""
@@ -68,7 +73,7 @@ class FastLinkDir(LinkDir):
         self._wire.append(frame)
         e = self._engine
         at = t + ser + self.delay_ns
-        heappush(e.heap, (at if at > e.now else e.now, next(e.seq), self._arrive, self.epoch))
+        heappush(e.heap, (at if at > e.now else e.now, next(e.seq), self._arrive_fn, self.epoch))
         return ser
 
 
@@ -97,8 +102,11 @@ class FastPortTx(PortTx):
         if self.armed != t:
             return
         self.armed = None
-        self.pump(t)
-        if self._dirty or self._tm.generates_control:
+        tm = self._tm
+        p = tm._ports.get(self.port)
+        if (p is not None and p.queued) or self.busy_until > t or tm.generates_control:
+            self.pump(t)  # else pump would find nothing to send
+        if self._dirty or tm.generates_control:
             self.box.flush(t)
 
     def pump(self, t: int) -> None:
@@ -114,7 +122,7 @@ class FastPortTx(PortTx):
             if out:
                 frame = out.popleft()
         if frame is None:  # ready_time, then transmit: one TM scan (FastTrafficManager.take)
-            take, transmit = self._take, self._sw.transmit_dequeued
+            take, sw = self._take, self._sw
             for _ in range(MAX_EGRESS_DROPS):
                 got = take(port)
                 if got is None:
@@ -122,7 +130,9 @@ class FastPortTx(PortTx):
                 if got.__class__ is int:  # ready later than now (= t)
                     self.arm(got)
                     return
-                frame = transmit(port, got)
+                frame, clones, recircs = sw._egress(port, got.item, got)  # transmit_dequeued
+                if clones or recircs:
+                    sw.requeue(clones, recircs)
                 if frame is not None:
                     break
             else:
@@ -217,8 +227,9 @@ class FastQueueWatch(QueueWatch):
         s = self.sampler
         if s is not None:
             track = self.tracks.get(key)
-            if track is not None and track.filled != s.n:
-                s._fill_queue(track, depth - 1)
+            if track is not None and track.filled != s.n:  # s._fill_queue(track, depth - 1)
+                track.depth.extend(array("q", [depth - 1]) * (s.n - track.filled))
+                track.filled = s.n
         elif self.watch is not None:
             self.watch(port, priority, depth - 1)
         self.dirty.add(port)
@@ -230,8 +241,9 @@ class FastQueueWatch(QueueWatch):
         s = self.sampler
         if s is not None:
             track = self.tracks.get((port, priority))
-            if track is not None and track.filled != s.n:
-                s._fill_queue(track, depth + 1)
+            if track is not None and track.filled != s.n:  # s._fill_queue(track, depth + 1)
+                track.depth.extend(array("q", [depth + 1]) * (s.n - track.filled))
+                track.filled = s.n
         elif self.watch is not None:
             self.watch(port, priority, depth + 1)
 
