@@ -80,7 +80,18 @@ class FastLinkDir(LinkDir):
 class FastPortTx(PortTx):
     """A switch port transmitter with its engine, switch and TM at hand."""
 
-    __slots__ = ("_dirty", "_engine", "_gen", "_heap", "_seq", "_sw", "_take", "_tm", "_wake_fn")
+    __slots__ = (
+        "_dirty",
+        "_engine",
+        "_gen",
+        "_heap",
+        "_seq",
+        "_state",
+        "_sw",
+        "_take",
+        "_tm",
+        "_wake_fn",
+    )
 
     def __init__(self, box: SwitchBox, port: int, link: LinkDir) -> None:
         super().__init__(box, port, link)
@@ -89,6 +100,7 @@ class FastPortTx(PortTx):
         self._sw, self._tm, self._gen = box.sw, box.tm, box.tm.pfc_gen
         self._take = box.tm.take
         self._dirty = box.queues.dirty
+        self._state: Any = None  # the TM's state of this port, once it exists
         self._wake_fn = self._wake
 
     def arm(self, t: int) -> None:
@@ -102,8 +114,9 @@ class FastPortTx(PortTx):
         if self.armed != t:
             return
         self.armed = None
-        tm = self._tm
-        p = tm._ports.get(self.port)
+        tm, p = self._tm, self._state
+        if p is None:
+            p = self._state = tm.port_state(self.port)
         if (p is not None and p.queued) or self.busy_until > t or tm.generates_control:
             self.pump(t)  # else pump would find nothing to send
         if self._dirty or tm.generates_control:
@@ -122,7 +135,7 @@ class FastPortTx(PortTx):
             if out:
                 frame = out.popleft()
         if frame is None:  # ready_time, then transmit: one TM scan (FastTrafficManager.take)
-            take, sw = self._take, self._sw
+            take, transmit = self._take, self._sw.transmit_dequeued
             for _ in range(MAX_EGRESS_DROPS):
                 got = take(port)
                 if got is None:
@@ -130,9 +143,7 @@ class FastPortTx(PortTx):
                 if got.__class__ is int:  # ready later than now (= t)
                     self.arm(got)
                     return
-                frame, clones, recircs = sw._egress(port, got.item, got)  # transmit_dequeued
-                if clones or recircs:
-                    sw.requeue(clones, recircs)
+                frame = transmit(port, got)
                 if frame is not None:
                     break
             else:
