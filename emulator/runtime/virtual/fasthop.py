@@ -91,6 +91,7 @@ class FastPortTx(PortTx):
         "_take",
         "_tm",
         "_wake_fn",
+        "lazy",
     )
 
     def __init__(self, box: SwitchBox, port: int, link: LinkDir) -> None:
@@ -102,12 +103,39 @@ class FastPortTx(PortTx):
         self._dirty = box.queues.dirty
         self._state: Any = None  # the TM's state of this port, once it exists
         self._wake_fn = self._wake
+        #: the sequence number of the wake-up at ``armed`` when it is kept off the heap: it
+        #: was armed with nothing queued, so unless something comes (a kick) it finds nothing
+        self.lazy: int | None = None
 
     def arm(self, t: int) -> None:
         """As :meth:`PortTx.arm` (the event no earlier than now, its argument ``t``)."""
         self.armed = t
+        self.lazy = None  # an off-heap wake-up is superseded as a queued one goes stale
         now = self._engine.now
         heappush(self._heap, (t if t > now else now, next(self._seq), self._wake_fn, t))
+
+    def settle(self, t: int) -> None:
+        """Put an off-heap wake-up on the heap if it is still due at ``t``, else let it
+        pass as it would have (it found nothing to send, so ``armed`` is cleared)."""
+        s, b = self.lazy, self.armed
+        self.lazy = None
+        assert s is not None and b is not None
+        if b > t or (b == t and s > self._engine.cur):
+            heappush(self._heap, (b, s, self._wake_fn, b))
+        else:
+            self.armed = None
+
+    def kick(self, t: int) -> None:
+        """As :meth:`PortTx.kick`."""
+        if self.lazy is not None:
+            self.settle(t)
+        PortTx.kick(self, t)
+
+    def idle(self, t: int) -> bool:
+        """As :meth:`PortTx.idle`."""
+        if self.lazy is not None:
+            self.settle(t)
+        return PortTx.idle(self, t)
 
     def _wake(self, t: int) -> None:
         """As :meth:`PortTx._wake` (the box's flush only when it has something to do)."""
@@ -154,7 +182,13 @@ class FastPortTx(PortTx):
             tm.note_sent(port, frame)
             self.box.arm_refresh()
         self.armed = busy  # self.arm(busy): busy > t = now
-        heappush(self._heap, (busy, next(self._seq), self._wake_fn, busy))
+        p = self._state
+        if p is None:
+            p = self._state = tm.port_state(port)
+        if p is not None and not p.queued and not tm.generates_control:
+            self.lazy = next(self._seq)  # nothing to send when it is due: off the heap
+        else:
+            heappush(self._heap, (busy, next(self._seq), self._wake_fn, busy))
 
 
 class FastSwitchBox(SwitchBox):
@@ -184,7 +218,9 @@ class FastSwitchBox(SwitchBox):
             self.flush(t)
             return
         tx = self.tx.get(dirty.pop())
-        if tx is not None:  # tx.kick(t)
+        if tx is not None and tx.lazy is not None:  # type: ignore[attr-defined]
+            tx.kick(t)
+        elif tx is not None:  # tx.kick(t)
             busy = tx.busy_until
             a = tx.armed
             if busy > t:
