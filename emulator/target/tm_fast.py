@@ -13,6 +13,7 @@ only when a threshold may be crossed. Same answers as the base class
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Iterator
 from typing import Any
 
 from emulator.target.flowcontrol import BLOCKED
@@ -50,17 +51,25 @@ class FastTrafficManager(TrafficManager):
         gen = self.pfc_gen
         #: PFC generation's state, read in place: (port, class) -> counts; port -> XOFF/XON
         self._gen_state, self._gen_cfg = gen._state, gen._cfg
+        #: PFC generation's occupancy is counted once it was configured (before, nothing
+        #: reads it: ``set_pfc_thresholds`` counts the frames queued then)
+        self._counting = False
+        gen.count_queued = self._count_queued
+        self._pfc_queued = self._queued_from
+        self._pfc_left = self._left_from
         #: port -> (priority, queue, its entries), highest priority first
         self._order: dict[int, list[tuple[int, _Queue, deque[Any]]]] = {}
         self._released = Released()
 
     def _by_priority(self, port: int, p: _Port) -> list[tuple[int, _Queue, deque[Any]]]:
-        """``port``'s queues, highest priority first (a port's queues are made once)."""
+        """``port``'s queues that were ever used, highest priority first (a port's queues
+        are made once; ``enqueue`` forgets the list when a queue gets its first frame)."""
         order = self._order.get(port)
         if order is None:
             order = self._order[port] = [
                 (prio, p.queues[prio], p.queues[prio].entries)
                 for prio in range(self.priority_queues - 1, -1, -1)
+                if p.queues[prio].enqueued
             ]
         return order
 
@@ -124,6 +133,41 @@ class FastTrafficManager(TrafficManager):
             )
         return None
 
+    def _queued_from(self, ingress_port: int, priority: int, now: int) -> None:
+        """The base class's occupancy hook (its own ``enqueue``/``dequeue`` paths)."""
+        if self._counting:
+            self.pfc_gen.on_enqueue(ingress_port, priority, now)
+
+    def _left_from(self, ingress_port: int, priority: int, now: int) -> None:
+        """The base class's occupancy hook (its own ``enqueue``/``dequeue`` paths)."""
+        if self._counting:
+            self.pfc_gen.on_dequeue(ingress_port, priority, now)
+
+    def set_pfc_thresholds(
+        self, port: int, xoff: int | None, xon: int = 0, quanta: int = 0xFFFF
+    ) -> None:
+        """As :meth:`TrafficManager.set_pfc_thresholds`; the first call counts PFC
+        generation's occupancy from the frames queued now (as ``on_enqueue`` would have)."""
+        if not self._counting:
+            self._counting = True
+            gen = self.pfc_gen
+            gen.count_queued = None
+            for _port, prio, in_port in self._queued_from_ports():
+                gen._st(in_port, prio).occupancy += 1
+        TrafficManager.set_pfc_thresholds(self, port, xoff, xon, quanta)
+
+    def _queued_from_ports(self) -> Iterator[tuple[int, int, int]]:
+        """(egress port, priority, ingress port) of every queued frame that has one."""
+        for port, p in self._ports.items():
+            for prio, q in enumerate(p.queues):
+                for entry in q.entries:
+                    if entry[5] is not None:
+                        yield port, prio, entry[5]
+
+    def _count_queued(self, in_port: int, prio: int) -> int:
+        """PFC generation's occupancy of (``in_port``, ``prio``) while it is not counted."""
+        return sum(1 for _, c, i in self._queued_from_ports() if c == prio and i == in_port)
+
     def enqueue(
         self,
         port: int,
@@ -135,11 +179,12 @@ class FastTrafficManager(TrafficManager):
         """As :meth:`TrafficManager.enqueue` (the common case, admitted, inlined)."""
         p = self._ports.get(port)
         if p is None or not 0 <= priority < self.priority_queues:
+            self._order.pop(port, None)  # a new port's, or nothing queued
             return TrafficManager.enqueue(self, port, priority, item, length, ingress_port)
         q = p.queues[priority]
         entries = q.entries
         depth = len(entries)
-        if depth >= q.capacity:
+        if depth >= q.capacity:  # tail drop
             return TrafficManager.enqueue(self, port, priority, item, length, ingress_port)
         now = self._clock()
         last = q.last_send_at
@@ -147,8 +192,10 @@ class FastTrafficManager(TrafficManager):
         q.last_send_at = send_at
         entries.append((send_at, item, length, now, depth, ingress_port))
         q.enqueued += 1
+        if q.enqueued == 1:  # the queue's first frame: ``_by_priority`` lists it from now on
+            self._order.pop(port, None)
         p.queued += 1
-        if ingress_port is not None:  # PfcGenerator.on_enqueue, its check only when it may act
+        if ingress_port is not None and self._counting:  # PfcGenerator.on_enqueue, in place
             st = self._gen_state.get((ingress_port, priority))
             if st is None:
                 st = self.pfc_gen._st(ingress_port, priority)
@@ -203,15 +250,16 @@ class FastTrafficManager(TrafficManager):
         depth = len(entries)
         if self.observer is not None:
             self.observer.dequeued(port, prio, depth)
-        if in_port is not None:  # PfcGenerator.on_dequeue, as in ``enqueue``
-            st = self._gen_state.get((in_port, prio))
-            if st is None:
-                st = self.pfc_gen._st(in_port, prio)
-            occ = st.occupancy = st.occupancy - 1
-            cfg = self._gen_cfg.get(in_port)
-            if cfg is not None and prio < PFC_CLASSES:
-                if occ >= cfg.xoff or (occ <= cfg.xon and st.paused_until is not None):
-                    self.pfc_gen._check(in_port, prio, now)
+        if in_port is not None:
+            if self._counting:  # PfcGenerator.on_dequeue, as in ``enqueue``
+                st = self._gen_state.get((in_port, prio))
+                if st is None:
+                    st = self.pfc_gen._st(in_port, prio)
+                occ = st.occupancy = st.occupancy - 1
+                cfg = self._gen_cfg.get(in_port)
+                if cfg is not None and prio < PFC_CLASSES:
+                    if occ >= cfg.xoff or (occ <= cfg.xon and st.paused_until is not None):
+                        self.pfc_gen._check(in_port, prio, now)
             if self.on_buffer_release is not None:
                 self.on_buffer_release(in_port, prio, length, now)
         r = self._released
