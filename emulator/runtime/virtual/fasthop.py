@@ -44,11 +44,13 @@ _BITS_NS = 8e9
 class FastLinkDir(LinkDir):
     """A link direction whose common ``send`` (up, clean, no pcap, data) is inlined."""
 
-    __slots__ = ("_arrive_fn",)
+    __slots__ = ("_arrive_fn", "_heap", "_seq", "_ser")
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._arrive_fn = self._arrive
+        self._heap, self._seq = self._engine.heap, self._engine.seq
+        self._ser: dict[int, int] = {}  # frame length -> serialisation time (ns)
 
     def send(self, frame: bytes, t: int) -> int:
         """As :meth:`LinkDir.send`."""
@@ -60,7 +62,9 @@ class FastLinkDir(LinkDir):
         ):
             return LinkDir.send(self, frame, t)
         n = len(frame)
-        ser = int(((n + WIRE_OVERHEAD_BYTES) * _BITS_NS) // self.rate_bps) + 1  # qp.wire_ns
+        ser = self._ser.get(n)
+        if ser is None:  # qp.wire_ns (the rate of a link never changes)
+            ser = self._ser[n] = int(((n + WIRE_OVERHEAD_BYTES) * _BITS_NS) // self.rate_bps) + 1
         w = self.watch
         if w is not None and self.sampled != w.n:
             w.fill_link(self)
@@ -71,9 +75,8 @@ class FastLinkDir(LinkDir):
         if self.uplink is not None:
             self._ledger.attribute(self.uplink, frame)
         self._wire.append(frame)
-        e = self._engine
-        at = t + ser + self.delay_ns
-        heappush(e.heap, (at if at > e.now else e.now, next(e.seq), self._arrive_fn, self.epoch))
+        at = t + ser + self.delay_ns  # later than now: t is now (or later), ser > 0
+        heappush(self._heap, (at, next(self._seq), self._arrive_fn, self.epoch))
         return ser
 
 
@@ -90,6 +93,7 @@ class FastPortTx(PortTx):
         "_sw",
         "_take",
         "_tm",
+        "_transmit",
         "_wake_fn",
         "lazy",
     )
@@ -99,7 +103,7 @@ class FastPortTx(PortTx):
         self._engine = box.engine
         self._heap, self._seq = box.engine.heap, box.engine.seq
         self._sw, self._tm, self._gen = box.sw, box.tm, box.tm.pfc_gen
-        self._take = box.tm.take
+        self._take, self._transmit = box.tm.take, box.sw.transmit_dequeued
         self._dirty = box.queues.dirty
         self._state: Any = None  # the TM's state of this port, once it exists
         self._wake_fn = self._wake
@@ -137,6 +141,22 @@ class FastPortTx(PortTx):
             self.settle(t)
         return PortTx.idle(self, t)
 
+    def _after_drop(self, t: int) -> bytes | None:
+        """The rest of :meth:`PortTx.pump`'s loop after egress dropped its first frame:
+        the next frame to send, or None (the port armed as the loop would)."""
+        for _ in range(MAX_EGRESS_DROPS - 1):
+            got = self._take(self.port)
+            if got is None:
+                return None
+            if got.__class__ is int:
+                self.arm(got)
+                return None
+            frame = self._transmit(self.port, got)
+            if frame is not None:
+                return frame
+        self.arm(t + 1)
+        return None
+
     def _wake(self, t: int) -> None:
         """As :meth:`PortTx._wake` (the box's flush only when it has something to do)."""
         if self.armed != t:
@@ -163,20 +183,17 @@ class FastPortTx(PortTx):
             if out:
                 frame = out.popleft()
         if frame is None:  # ready_time, then transmit: one TM scan (FastTrafficManager.take)
-            take, transmit = self._take, self._sw.transmit_dequeued
-            for _ in range(MAX_EGRESS_DROPS):
-                got = take(port)
-                if got is None:
-                    return
-                if got.__class__ is int:  # ready later than now (= t)
-                    self.arm(got)
-                    return
-                frame = transmit(port, got)
-                if frame is not None:
-                    break
-            else:
-                self.arm(t + 1)
+            got = self._take(port)
+            if got is None:
                 return
+            if got.__class__ is int:  # ready later than now (= t)
+                self.arm(got)
+                return
+            frame = self._transmit(port, got)
+            if frame is None:  # dropped by egress: try the next ones
+                frame = self._after_drop(t)
+                if frame is None:
+                    return
         busy = self.busy_until = t + self.link.send(frame, t)
         if frame[12:14] == MAC_CONTROL:  # as PortTx.pump: the pause refresh timer
             tm.note_sent(port, frame)
