@@ -61,8 +61,11 @@ class Engine:
         self.stop = False
         n = 0
         try:
-            while q and q[0][0] <= until_ns:
+            while q:
                 t, self.cur, fn, arg = pop(q)
+                if t > until_ns:  # put back (once per run: cheaper than peeking every time)
+                    heapq.heappush(q, (t, self.cur, fn, arg))
+                    break
                 self.now = t
                 fn(arg)
                 n += 1
