@@ -133,6 +133,20 @@ class FastTrafficManager(TrafficManager):
             )
         return None
 
+    def _count(self, in_port: int, prio: int, delta: int, now: int) -> None:
+        """``PfcGenerator.on_enqueue`` (delta 1) / ``on_dequeue`` (delta -1) in place, its
+        threshold check only when it may act: at or above XOFF, or at or below XON while
+        upstream is paused."""
+        st = self._gen_state.get((in_port, prio))
+        if st is None:
+            st = self.pfc_gen._st(in_port, prio)
+        occ = st.occupancy = st.occupancy + delta
+        cfg = self._gen_cfg.get(in_port)
+        if cfg is None or prio >= PFC_CLASSES:
+            return
+        if occ >= cfg.xoff or (occ <= cfg.xon and st.paused_until is not None):
+            self.pfc_gen._check(in_port, prio, now)
+
     def _queued_from(self, ingress_port: int, priority: int, now: int) -> None:
         """The base class's occupancy hook (its own ``enqueue``/``dequeue`` paths)."""
         if self._counting:
@@ -195,15 +209,8 @@ class FastTrafficManager(TrafficManager):
         if q.enqueued == 1:  # the queue's first frame: ``_by_priority`` lists it from now on
             self._order.pop(port, None)
         p.queued += 1
-        if ingress_port is not None and self._counting:  # PfcGenerator.on_enqueue, in place
-            st = self._gen_state.get((ingress_port, priority))
-            if st is None:
-                st = self.pfc_gen._st(ingress_port, priority)
-            occ = st.occupancy = st.occupancy + 1
-            cfg = self._gen_cfg.get(ingress_port)
-            if cfg is not None and priority < PFC_CLASSES:
-                if occ >= cfg.xoff or (occ <= cfg.xon and st.paused_until is not None):
-                    self.pfc_gen._check(ingress_port, priority, now)
+        if ingress_port is not None and self._counting:
+            self._count(ingress_port, priority, 1, now)
         if self.observer is not None:
             self.observer.enqueued(port, priority, depth + 1)
         return True
@@ -251,15 +258,8 @@ class FastTrafficManager(TrafficManager):
         if self.observer is not None:
             self.observer.dequeued(port, prio, depth)
         if in_port is not None:
-            if self._counting:  # PfcGenerator.on_dequeue, as in ``enqueue``
-                st = self._gen_state.get((in_port, prio))
-                if st is None:
-                    st = self.pfc_gen._st(in_port, prio)
-                occ = st.occupancy = st.occupancy - 1
-                cfg = self._gen_cfg.get(in_port)
-                if cfg is not None and prio < PFC_CLASSES:
-                    if occ >= cfg.xoff or (occ <= cfg.xon and st.paused_until is not None):
-                        self.pfc_gen._check(in_port, prio, now)
+            if self._counting:
+                self._count(in_port, prio, -1, now)
             if self.on_buffer_release is not None:
                 self.on_buffer_release(in_port, prio, length, now)
         r = self._released

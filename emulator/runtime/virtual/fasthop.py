@@ -103,7 +103,9 @@ class FastPortTx(PortTx):
         self._engine = box.engine
         self._heap, self._seq = box.engine.heap, box.engine.seq
         self._sw, self._tm, self._gen = box.sw, box.tm, box.tm.pfc_gen
-        self._take, self._transmit = box.tm.take, box.sw.transmit_dequeued
+        tm = box.tm
+        assert isinstance(tm, FastTrafficManager)
+        self._take, self._transmit = tm.take, box.sw.transmit_dequeued
         self._dirty = box.queues.dirty
         self._state: Any = None  # the TM's state of this port, once it exists
         self._wake_fn = self._wake
