@@ -1,13 +1,19 @@
-"""The ``FASTHOP`` traffic manager: :class:`TrafficManager` with PFC eligibility inlined.
+"""The ``FASTHOP`` traffic manager: :class:`TrafficManager` with the hot paths inlined.
 
-When PFC is the only flow-control scheme (no InfiniBand credits), a queue may send unless
-its (port, class) has PFC state paused past now; ``ready_time`` and ``dequeue`` look that
-up in place instead of two calls per non-empty queue (``_eligible_at`` and
-``PfcFlowControl.eligible_at``), and skip PFC's no-op ``on_transmit``. Paused classes still
-go through ``eligible_at`` (the watchdog's bookkeeping lives there). PFC generation's
-occupancy count is kept in place, and its threshold check (``PfcGenerator._check``) runs
-only when a threshold may be crossed. Same answers as the base class
-(tests/target/test_tm_fast.py drives both with the same operations).
+* ``take(port)``: ``ready_time`` and, when that is now, ``dequeue`` in one scan (the
+  runtime's port transmitter calls it instead of the two), the released frame in one
+  :class:`Released` record per TM instead of a new ``Dequeued`` per frame;
+* when PFC is the only flow-control scheme (no InfiniBand credits) and the TM does not
+  serialise, a queue's PFC state is looked up in place (a paused class still goes through
+  ``PfcFlowControl.eligible_at``, where the watchdog's bookkeeping lives) and PFC's no-op
+  ``on_transmit`` is skipped; a port's scan visits only the queues it ever used;
+* ``enqueue``'s admitted case inlined; PFC generation's occupancy counted in place, and
+  only once generation is configured (``set_pfc_thresholds`` counts the frames queued then;
+  before, ``PfcGenerator.occupancy`` asks this TM), its threshold check only when a
+  threshold may be crossed.
+
+Same answers as the base class (tests/target/test_tm_fast.py drives both with the same
+operations, ``take`` against ``ready_time`` + ``dequeue``).
 """
 
 from __future__ import annotations
@@ -79,37 +85,6 @@ class FastTrafficManager(TrafficManager):
         if p is None or not p.queued:
             return None
         return p, self._clock()
-
-    def ready_time(self, port: int) -> int | None:
-        """As :meth:`TrafficManager.ready_time`."""
-        if len(self._flow_controls) != 1 or self.serialize:
-            return TrafficManager.ready_time(self, port)
-        started = self._start(port)
-        if started is None:
-            return None
-        p, now = started
-        pfc, best = self.pfc, None
-        paused = pfc._state
-        for prio, _q, entries in self._by_priority(port, p):
-            if not entries:
-                continue
-            t = entries[0][0]
-            st = paused.get((port, prio))
-            if st is not None and st.until > now:
-                e = pfc.eligible_at(port, prio, now)
-                if e >= BLOCKED:
-                    continue
-            else:
-                e = now
-            if e > t:
-                t = e
-            if best is None or t < best:
-                best = t
-            if best <= now:
-                break
-        if best is None:
-            return None
-        return best if best > now else now
 
     def dequeue(self, port: int) -> Dequeued | None:
         """As :meth:`TrafficManager.dequeue`."""

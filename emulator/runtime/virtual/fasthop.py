@@ -79,18 +79,6 @@ class FastLinkDir(LinkDir):
         heappush(self._heap, (at, next(self._seq), self._arrive_fn, self.epoch))
         return ser
 
-    def _arrive(self, epoch: int) -> None:
-        """As :meth:`LinkDir._arrive`."""
-        if epoch != self.epoch:
-            return  # sent before a failure: already counted as dropped
-        frame = self._wire.popleft()
-        self.delivered += 1
-        self.delivered_bytes += len(frame)
-        now = self._engine.now
-        if self.pcap_in is not None:
-            self.pcap_in.write(frame, now)
-        self.deliver(self.dst_port, frame, now)  # type: ignore[misc]
-
 
 class FastPortTx(PortTx):
     """A switch port transmitter with its engine, switch and TM at hand."""

@@ -165,10 +165,10 @@ class LinkDir:
         frame = self._wire.popleft()
         self.delivered += 1
         self.delivered_bytes += len(frame)
+        now = self._engine.now
         if self.pcap_in is not None:
-            self.pcap_in.write(frame, self._engine.now)
-        assert self.deliver is not None
-        self.deliver(self.dst_port, frame, self._engine.now)
+            self.pcap_in.write(frame, now)
+        self.deliver(self.dst_port, frame, now)  # type: ignore[misc]  # wired before any send
 
     def busy_at(self, t: int) -> int:
         """Serialisation time spent up to ``t`` (the current frame counted in part)."""
