@@ -1,13 +1,24 @@
 """The ``FASTHOP`` speed-up: the per-hop plumbing of :mod:`.nodes` and :mod:`.links` with
-fewer Python calls (same events, same order, same results).
+fewer Python calls and fewer events (same order, same results).
 
 Each class overrides only the hot methods of its base and does what the base does, with
 the calls a hop makes into the engine, the TM's PFC generator and the lazy sampler inlined:
 
-* ``FastLinkDir.send``: serialisation time and the arrival event pushed onto the engine's
-  heap directly (the base's slow cases, pcap/PFC/down/impaired, go to the base);
-* ``FastPortTx``: wake-ups pushed directly; the PFC frame queue read in place;
-* ``FastSwitchBox.flush``: ports with PFC frames found without building a list; one dirty
+* ``FastLinkDir.send``: serialisation time (cached per frame length) and the arrival event
+  pushed onto the engine's heap directly (the slow cases, pcap/PFC/down/impaired, go to
+  the base);
+* ``FastPortTx.pump``: one TM call per frame (``FastTrafficManager.take``: ready time and
+  dequeue in one scan), wake-ups pushed directly, the PFC frame queue read in place;
+* off-heap wake-ups: a port that sends its last queued frame arms its wake-up for the end
+  of that frame with its sequence number drawn as usual but keeps it off the heap
+  (``FastPortTx.lazy``): it would find nothing to send. A kick (a frame queued, a pause
+  received, a command) or ``idle`` first settles it (``settle``): still due (later than now, or
+  now and after the running event: ``Engine.cur``) -> pushed with that number, so it pops
+  where it would have; else it has passed, as an empty wake-up would have, and ``armed`` is
+  cleared. Never with PFC generation on (its frames need the wake-up);
+* ``FastPortTx._wake``: an empty wake-up neither pumps nor flushes;
+* ``FastSwitchBox.on_frame``: a data frame queued for one port kicks that port without
+  ``flush``; ``flush``: ports with PFC frames found without building a list, one dirty
   port (the common case) without sorting;
 * ``FastQueueWatch``: the lazy sampler's track filled from here (one call less per
   enqueue and dequeue);
