@@ -74,6 +74,9 @@ class FastTables:
         self.program = program
         self.inline = inline
         self.plain = False
+        #: a decision cache or replay records runs of this program: it watches the externs
+        #: (only while it records), so inlined bodies must call them (set by the switch)
+        self.watched = False
         self.ns: dict[str, Any] = program.cg.ns
         names = _original_nodes(self.ns)
         self.dirty = True
@@ -153,7 +156,7 @@ class FastTables:
         self.dirty = False
         self.rebuilds += 1
         #: externs done in place in inlined bodies (no decision cache watches them)
-        self.plain = self.inline and inlining.externs_plain(self.program.cg)
+        self.plain = self.inline and not self.watched and inlining.externs_plain(self.program.cg)
         if self.plain:
             inlining.install(self.program.cg, PREFIX)
         ns = self.ns

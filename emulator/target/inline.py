@@ -2,9 +2,9 @@
 
 A straight-line action's body (the text :mod:`.primitives` generated) runs in place of its
 call: ``exit``'s ``return True`` becomes ``return None`` (the node ends the pipeline, as the
-call's True did). When no decision cache watches the program's externs (none of their
-methods shadowed on the instance: :mod:`.flowwatch`), counter updates and register reads
-and writes are done in place too, on the arrays' own lists, as the methods do them: the
+call's True did). When no decision cache or replay records the program's runs (they watch
+the externs while recording: :mod:`.flowwatch`) and no extern method is shadowed on its
+instance, counter updates and register reads and writes are done in place too, on the arrays' own lists, as the methods do them: the
 index (then the value) evaluated once, out-of-range indexes ignored (a read gives 0),
 written values truncated to the cell width. The lists get names under fastmatch's prefix
 (which the decision cache's namespace check leaves to fastmatch), derived from the arrays'

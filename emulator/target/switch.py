@@ -75,6 +75,7 @@ class Switch:
         self.caches = None if self.replay else self._caches(flow_cache)
         if self.fast is not None and (self.caches is not None or self.replay is not None):
             self.fast.watch_changes()  # the caches replaced the tables' change hooks
+            self.fast.watched = True  # ... and watch the externs while recording
         prog = self.program
         self._run_ingress: Callable[[list[int], Pkt], None] = (
             self.caches.ingress.run if self.caches else self._runner("ingress", prog.ingress)
