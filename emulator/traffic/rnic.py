@@ -30,7 +30,7 @@ from emulator.traffic.framing import Framing, mac_bytes
 from emulator.traffic.framing_fast import default_framing
 from emulator.traffic.qos import TrafficClassPlan
 from emulator.traffic.qp import QpOwner, QpParams, QueuePair, wire_ns
-from emulator.traffic.roce import decode_transport, udp_sport
+from emulator.traffic.roce import Transport, decode_transport, udp_sport
 from emulator.traffic.seeding import SPORT_POLICIES
 from emulator.vocab import ECN_CE, ECN_ECT0, ECN_NOT_ECT, NUM_TCS, EtherType
 from emulator.vocab.pfc import parse_pfc, quanta_to_ns
@@ -106,6 +106,8 @@ class RnicConfig:
 class Rnic:
     """An RoCE RNIC with reliable-connected QPs, PFC honouring and optional DCQCN."""
 
+    qp_class: type[QueuePair] = QueuePair
+
     def __init__(
         self,
         mac: str,
@@ -180,7 +182,7 @@ class Rnic:
             cnp_path = fr.make_path(
                 self.mac, self.gateway_mac, self.ip, peer_ip, sport, self.config.qos.dscp_cnp, 0
             )
-        qp = QueuePair(
+        qp = self.qp_class(
             qpn,
             remote_qpn,
             ipsn,
@@ -241,15 +243,19 @@ class Rnic:
         if qp is None:
             c.unknown_qp += 1
             return
+        self._dispatch(qp, t, (d.tos & 3) == ECN_CE, now_ns)
+
+    def _dispatch(self, qp: QueuePair, t: Transport, ecn_ce: bool, now_ns: int) -> None:
+        """Hand a decoded packet for ``qp`` to it; track its timer; schedule it."""
         code = t.opcode
         if code == op.RC_ACK:
             qp.on_ack(t, now_ns)
         elif code == op.CNP:
-            c.cnps_received += 1
+            self.counters.cnps_received += 1
             if qp.dcqcn is not None:
                 qp.dcqcn.on_cnp(now_ns)
         else:
-            qp.on_request(t, (d.tos & 3) == ECN_CE, now_ns)
+            qp.on_request(t, ecn_ce, now_ns)
         dl = qp.rto_deadline
         if dl is not None:
             self._arm(qp, dl)

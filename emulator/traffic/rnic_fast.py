@@ -1,0 +1,246 @@
+"""The ``FASTNIC`` speed-up: an RNIC whose per-packet work takes a handful of Python calls.
+
+:class:`FastRnic` is a :class:`~emulator.traffic.rnic.Rnic` for the RoCEv2 framing whose
+hot methods do what the base's do (same frames, same counters, same wake-up times):
+
+* ``on_frame``: a well-formed RoCEv2 frame (IPv4 without options, UDP 4791) is read at
+  fixed offsets (``Ether 0 | IPv4 14 | UDP 34 | BTH 42``) in place of ``Framing.decode``
+  and ``decode_transport``; the ICRC continues a CRC-32 state kept per received
+  IPv4+UDP header (the same header bytes always give the same state); an in-sequence
+  SEND / RDMA WRITE packet goes straight to ``QueuePair.take`` (no ``Transport``). Anything
+  else (PFC, other frames, ACKs, CNPs, out of sequence) takes the base's path;
+* ``poll`` / ``next_wakeup``: the QP predicates (``has_work``, ``ready_at``) inlined;
+* QPs are :class:`~emulator.traffic.qp_fast.FastQueuePair`.
+
+``make_rnic`` builds one when the speed-up is on and the framing is RoCEv2 (the IB framing
+keeps the base). ``tests/traffic/test_rnic_fast.py`` runs both side by side.
+"""
+
+from __future__ import annotations
+
+import zlib
+from typing import Any
+
+from emulator import speedups
+from emulator.traffic import opcodes as op
+from emulator.traffic.framing import Framing, RoceV2Framing
+from emulator.traffic.framing_fast import default_framing
+from emulator.traffic.qp import QueuePair
+from emulator.traffic.qp_fast import FastQueuePair
+from emulator.traffic.rnic import Rnic, RnicConfig
+from emulator.traffic.roce import decode_transport, icrc_headers_state
+from emulator.vocab import ECN_CE, UDP_PORT_ROCEV2, WIRE_OVERHEAD_BYTES, EtherType
+
+_IPV4 = EtherType.IPV4.to_bytes(2, "big")
+_ROCE_PORT = UDP_PORT_ROCEV2.to_bytes(2, "big")
+_ONE = b"\xff"
+#: received IPv4+UDP headers whose ICRC state is kept (cleared when full)
+MAX_ICRC_STATES = 4096
+#: SEND / RDMA WRITE opcode -> offset of its payload in the frame (BTH at 42, RETH, ImmDt)
+_REQUESTS = op.SENDS | op.STARTS_MESSAGE | op.ENDS_MESSAGE | {op.RC_RDMA_WRITE_MIDDLE}
+_PAYLOAD_AT = {
+    code: 54 + (16 if code in op.HAS_RETH else 0) + (4 if code in op.HAS_IMM else 0)
+    for code in _REQUESTS
+}
+_SENDS, _HAS_IMM = op.SENDS, op.HAS_IMM
+_crc32 = zlib.crc32
+
+
+class FastRnic(Rnic):
+    """An RNIC with the per-packet paths inlined (RoCEv2 framing only)."""
+
+    qp_class: type[QueuePair] = FastQueuePair
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._icrc: dict[bytes, int] = {}
+        self._verify = self.config.verify_icrc
+        self._link_bps = self.config.link_bps
+        self._jitter = self.config.tx_jitter_ns
+
+    def on_frame(self, frame: bytes, now_ns: int) -> None:
+        """As :meth:`Rnic.on_frame`."""
+        n = len(frame)
+        if (
+            n < 58
+            or frame[12:14] != _IPV4
+            or frame[0:6] != self._mac_raw
+            or frame[14] & 15 != 5
+            or frame[23] != 17
+            or frame[36:38] != _ROCE_PORT
+        ):
+            Rnic.on_frame(self, frame, now_ns)
+            return
+        end = 14 + ((frame[16] << 8) | frame[17])
+        if end > n or end < 58:
+            Rnic.on_frame(self, frame, now_ns)
+            return
+        if now_ns > self._now:
+            self._now = now_ns
+        c = self.counters
+        c.rx_pkts += 1
+        c.rx_bytes += n
+        tend = end - 4
+        if self._verify:
+            key = frame[14:42]
+            state = self._icrc.get(key)
+            if state is None:
+                state = self._icrc_state(key)
+            crc = _crc32(frame[42:46] + _ONE, state)
+            if _crc32(memoryview(frame)[47:tend], crc) != int.from_bytes(frame[tend:end], "little"):
+                c.icrc_errors += 1
+                return
+        code = frame[42]
+        off = _PAYLOAD_AT.get(code)
+        if off is not None:
+            pend = tend - ((frame[43] >> 4) & 3)
+            if pend < off:
+                c.not_for_us += 1
+                return
+            qp = self.qps.get((frame[47] << 16) | (frame[48] << 8) | frame[49])
+            if qp is None:
+                c.unknown_qp += 1
+                return
+            if ((frame[51] << 16) | (frame[52] << 8) | frame[53]) == qp.epsn and not qp.ahead:
+                imm = int.from_bytes(frame[off - 4 : off], "big") if code in _HAS_IMM else None
+                payload = frame[off:pend] if code in _SENDS else b""
+                ce = frame[15] & 3 == ECN_CE
+                qp.take(code, pend - off, payload, imm, frame[50] >= 128, ce, now_ns)
+                self._scheduled(qp)
+                return
+        t = decode_transport(frame[42:tend])
+        if t is None:
+            c.not_for_us += 1
+            return
+        qp = self.qps.get(t.dqpn)
+        if qp is None:
+            c.unknown_qp += 1
+            return
+        self._dispatch(qp, t, frame[15] & 3 == ECN_CE, now_ns)
+        return
+
+    def _icrc_state(self, key: bytes) -> int:
+        """The ICRC's CRC-32 state after the IPv4+UDP header ``key`` (kept)."""
+        state = icrc_headers_state(key[:20], key[20:])
+        if len(self._icrc) >= MAX_ICRC_STATES:
+            self._icrc.clear()
+        self._icrc[key] = state
+        return state
+
+    def _scheduled(self, qp: QueuePair) -> None:
+        """As the end of :meth:`Rnic._dispatch`: track the QP's timer, schedule it."""
+        dl = qp.rto_deadline
+        if dl is not None:
+            self._armed.add(qp)
+            m = self._rto_min
+            if m is None or dl < m:
+                self._rto_min = dl
+        if not qp.active and qp.has_work():
+            qp.active = True
+            self._active[qp.tc].append(qp)
+
+    def poll(self, now_ns: int) -> bytes | None:
+        """As :meth:`Rnic.poll`."""
+        if now_ns > self._now:
+            self._now = now_ns
+        rto = self._rto_min
+        if rto is not None and rto <= now_ns:
+            self._fire_timers(now_ns)
+        if now_ns < self._tx_free_at:
+            return None
+        active, paused = self._active, self._paused_until
+        for tc in self._tc_order:
+            dq = active[tc]
+            if not dq or paused[tc] > now_ns:
+                continue
+            for _ in range(len(dq)):
+                qp = dq.popleft()
+                if not (
+                    qp.ack_pending
+                    or qp.nak_pending
+                    or qp.cnp_pending
+                    or (
+                        qp.error is None
+                        and (
+                            qp.resend < len(qp.inflight)
+                            or (qp.pending and len(qp.inflight) < qp.max_inflight)
+                        )
+                    )
+                ):
+                    qp.active = False
+                    continue
+                dq.append(qp)
+                frame = qp.next_frame(now_ns)
+                if frame is not None:
+                    return self._sent(qp, frame, now_ns)
+        return None
+
+    def _sent(self, qp: QueuePair, frame: bytes, now_ns: int) -> bytes:
+        """As the end of :meth:`Rnic.poll`: timer, counters, link busy time."""
+        dl = qp.rto_deadline
+        if dl is not None:
+            self._armed.add(qp)
+            m = self._rto_min
+            if m is None or dl < m:
+                self._rto_min = dl
+        c = self.counters
+        c.tx_pkts += 1
+        n = len(frame)
+        c.tx_bytes += n
+        free = now_ns + int(((n + WIRE_OVERHEAD_BYTES) * 8e9) // self._link_bps) + 1
+        if self._jitter:
+            free += self.rng.randint(0, self._jitter)
+        self._tx_free_at = free
+        return frame
+
+    def next_wakeup(self) -> int | None:
+        """As :meth:`Rnic.next_wakeup`."""
+        best: int | None = None
+        free = self._tx_free_at
+        active, paused_until = self._active, self._paused_until
+        for tc in self._tc_order:
+            dq = active[tc]
+            if not dq:
+                continue
+            paused = paused_until[tc]
+            for qp in dq:
+                if qp.ack_pending or qp.nak_pending or qp.cnp_pending:
+                    r = 0
+                elif qp.error is None and (
+                    qp.resend < len(qp.inflight)
+                    or (qp.pending and len(qp.inflight) < qp.max_inflight)
+                ):
+                    r = qp.next_tx_ns
+                else:
+                    continue
+                if r < paused:
+                    r = paused
+                if best is None or r < best:
+                    best = r
+                    if best <= free:
+                        break
+            if best is not None and best <= free:
+                break
+        if best is not None and best < free:
+            best = free
+        rto = self._rto_min
+        if rto is not None and (best is None or rto < best):
+            best = rto
+        return best
+
+
+def make_rnic(
+    mac: str,
+    ip: str,
+    gateway_mac: str,
+    framing: Framing | None = None,
+    seed: int = 0,
+    config: RnicConfig | None = None,
+    name: str = "",
+) -> Rnic:
+    """An :class:`Rnic` (a :class:`FastRnic` when ``FASTNIC`` is on and the framing is
+    RoCEv2); arguments as :class:`Rnic`'s."""
+    fr = framing or default_framing()
+    fast = speedups.enabled("FASTNIC") and isinstance(fr, RoceV2Framing)
+    cls = FastRnic if fast else Rnic
+    return cls(mac, ip, gateway_mac, framing=fr, seed=seed, config=config, name=name)
