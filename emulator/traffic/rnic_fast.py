@@ -24,7 +24,7 @@ from typing import Any
 from emulator import speedups
 from emulator.traffic import opcodes as op
 from emulator.traffic.framing import Framing, RoceV2Framing
-from emulator.traffic.framing_fast import default_framing
+from emulator.traffic.framing_fast import TemplateRoceV2Framing, default_framing
 from emulator.traffic.qp import QueuePair
 from emulator.traffic.qp_fast import FastQueuePair
 from emulator.traffic.rnic import Rnic, RnicConfig
@@ -44,6 +44,8 @@ _PAYLOAD_AT = {
 }
 _SENDS, _HAS_IMM = op.SENDS, op.HAS_IMM
 _crc32 = zlib.crc32
+#: the framings whose bytes ``FastRnic`` reads (not subclasses: they may change them)
+_ROCEV2 = (RoceV2Framing, TemplateRoceV2Framing)
 
 
 class FastRnic(Rnic):
@@ -239,8 +241,8 @@ def make_rnic(
     name: str = "",
 ) -> Rnic:
     """An :class:`Rnic` (a :class:`FastRnic` when ``FASTNIC`` is on and the framing is
-    RoCEv2); arguments as :class:`Rnic`'s."""
+    RoCEv2's own); arguments as :class:`Rnic`'s."""
     fr = framing or default_framing()
-    fast = speedups.enabled("FASTNIC") and isinstance(fr, RoceV2Framing)
+    fast = speedups.enabled("FASTNIC") and type(fr) in _ROCEV2
     cls = FastRnic if fast else Rnic
     return cls(mac, ip, gateway_mac, framing=fr, seed=seed, config=config, name=name)
