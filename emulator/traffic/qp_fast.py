@@ -85,7 +85,7 @@ class FastQueuePair(QueuePair):
             return None
         if self.rto_deadline is None:
             self.rto_deadline = now_ns + self._rto_ns
-        frame = self._frame(self._transport(entry))
+        frame = self._data_frame(entry)
         c = self.c
         c.tx_data_pkts += 1
         c.tx_payload_bytes += entry[3]
@@ -97,8 +97,9 @@ class FastQueuePair(QueuePair):
             self.next_tx_ns = now_ns + int(((len(frame) + WIRE_OVERHEAD_BYTES) * 8e9) // rate) + 1
         return frame
 
-    def _transport(self, entry: tuple[int, Any, int, int, int]) -> bytes:
-        """As ``QueuePair._build``: BTH [RETH] [ImmDt] payload pad."""
+    def _data_frame(self, entry: tuple[int, Any, int, int, int]) -> bytes:
+        """As ``framing.encode(path, QueuePair._build(entry))``: BTH [RETH] [ImmDt] payload
+        pad, framed; the ICRC continued over the pieces (no joined transport bytes)."""
         psn, wr, off, length, code = entry
         if wr.is_send:
             payload = wr.payload[off : off + length]
@@ -108,13 +109,24 @@ class FastQueuePair(QueuePair):
         w2 = psn & PSN_MASK
         if code in _ENDS:
             w2 |= 0x80000000
-        bth = _BTH.pack(code, pad << 4, DEFAULT_PKEY, self.remote_qpn & PSN_MASK, w2)
-        parts = [bth]
+        dqpn = self.remote_qpn & PSN_MASK
+        ext = b""
         if code in _HAS_RETH:
-            parts.append(_RETH.pack(wr.va & _U64, wr.rkey & _U32_MASK, wr.length & _U32_MASK))
+            ext = _RETH.pack(wr.va & _U64, wr.rkey & _U32_MASK, wr.length & _U32_MASK)
         if code in _HAS_IMM and wr.imm is not None:
-            parts.append(_U32.pack(wr.imm & _U32_MASK))
-        parts.append(payload)
+            ext += _U32.pack(wr.imm & _U32_MASK)
+        bth = _BTH.pack(code, pad << 4, DEFAULT_PKEY, dqpn, w2)
+        path = self.path
+        n = 12 + len(ext) + len(payload) + pad
+        hit = path.templates.get(n) if type(path) is RocePath else None
+        if hit is None:
+            return self.framing.encode(path, b"".join((bth, ext, payload, _PADS[pad])))
+        head, state = hit
+        # the ICRC sees BTH byte 4 (FECN, BECN, resv6: all 0 here) as ones
+        crc = _crc32(_BTH.pack(code, pad << 4, DEFAULT_PKEY, 0xFF000000 | dqpn, w2), state)
+        if ext:
+            crc = _crc32(ext, crc)
+        crc = _crc32(payload, crc)
         if pad:
-            parts.append(_PADS[pad])
-        return b"".join(parts)
+            crc = _crc32(_PADS[pad], crc)
+        return b"".join((head, bth, ext, payload, _PADS[pad], crc.to_bytes(4, "little")))

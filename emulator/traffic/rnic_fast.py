@@ -18,6 +18,7 @@ keeps the base). ``tests/traffic/test_rnic_fast.py`` runs both side by side.
 
 from __future__ import annotations
 
+import struct
 import zlib
 from typing import Any
 
@@ -28,13 +29,17 @@ from emulator.traffic.framing_fast import TemplateRoceV2Framing, default_framing
 from emulator.traffic.qp import QueuePair
 from emulator.traffic.qp_fast import FastQueuePair
 from emulator.traffic.rnic import Rnic, RnicConfig
-from emulator.traffic.roce import decode_transport, icrc_headers_state
+from emulator.traffic.roce import PSN_MASK, decode_transport, icrc_headers_state
 from emulator.vocab import ECN_CE, UDP_PORT_ROCEV2, WIRE_OVERHEAD_BYTES, EtherType
 
-_IPV4 = EtherType.IPV4.to_bytes(2, "big")
-_ROCE_PORT = UDP_PORT_ROCEV2.to_bytes(2, "big")
+_IPV4 = int(EtherType.IPV4)
+#: Ether dst, type | IPv4 version+IHL, TOS, total length, protocol | UDP dport | BTH
+#: opcode, byte 1 (pad count), word 1 (dest QP), word 2 (AckReq, PSN): offsets 0..53
+_HEAD = struct.Struct("!6s6xHBBH5xB12xH4xBB2xII")
+_U32BE = struct.Struct("!I")
+_U32LE = struct.Struct("<I")
 _ONE = b"\xff"
-#: received IPv4+UDP headers whose ICRC state is kept (cleared when full)
+#: received IPv4+UDP+BTH[:4] headers whose ICRC state is kept (cleared when full)
 MAX_ICRC_STATES = 4096
 #: SEND / RDMA WRITE opcode -> offset of its payload in the frame (BTH at 42, RETH, ImmDt)
 _REQUESTS = op.SENDS | op.STARTS_MESSAGE | op.ENDS_MESSAGE | {op.RC_RDMA_WRITE_MIDDLE}
@@ -63,18 +68,20 @@ class FastRnic(Rnic):
     def on_frame(self, frame: bytes, now_ns: int) -> None:
         """As :meth:`Rnic.on_frame`."""
         n = len(frame)
-        if (
-            n < 58
-            or frame[12:14] != _IPV4
-            or frame[0:6] != self._mac_raw
-            or frame[14] & 15 != 5
-            or frame[23] != 17
-            or frame[36:38] != _ROCE_PORT
-        ):
+        if n < 58:
             Rnic.on_frame(self, frame, now_ns)
             return
-        end = 14 + ((frame[16] << 8) | frame[17])
-        if end > n or end < 58:
+        dmac, etype, vihl, tos, length, proto, dport, code, b1, w1, w2 = _HEAD.unpack_from(frame)
+        end = 14 + length
+        if (
+            etype != _IPV4
+            or dmac != self._mac_raw
+            or vihl & 15 != 5
+            or proto != 17
+            or dport != UDP_PORT_ROCEV2
+            or end > n
+            or end < 58
+        ):
             Rnic.on_frame(self, frame, now_ns)
             return
         if now_ns > self._now:
@@ -84,30 +91,28 @@ class FastRnic(Rnic):
         c.rx_bytes += n
         tend = end - 4
         if self._verify:
-            key = frame[14:42]
+            key = frame[14:46]
             state = self._icrc.get(key)
             if state is None:
                 state = self._icrc_state(key)
-            crc = _crc32(frame[42:46] + _ONE, state)
-            if _crc32(memoryview(frame)[47:tend], crc) != int.from_bytes(frame[tend:end], "little"):
+            if _crc32(memoryview(frame)[47:tend], state) != _U32LE.unpack_from(frame, tend)[0]:
                 c.icrc_errors += 1
                 return
-        code = frame[42]
         off = _PAYLOAD_AT.get(code)
         if off is not None:
-            pend = tend - ((frame[43] >> 4) & 3)
+            pend = tend - ((b1 >> 4) & 3)
             if pend < off:
                 c.not_for_us += 1
                 return
-            qp = self.qps.get((frame[47] << 16) | (frame[48] << 8) | frame[49])
+            qp = self.qps.get(w1 & PSN_MASK)
             if qp is None:
                 c.unknown_qp += 1
                 return
-            if ((frame[51] << 16) | (frame[52] << 8) | frame[53]) == qp.epsn and not qp.ahead:
-                imm = int.from_bytes(frame[off - 4 : off], "big") if code in _HAS_IMM else None
+            if w2 & PSN_MASK == qp.epsn and not qp.ahead:
+                imm = _U32BE.unpack_from(frame, off - 4)[0] if code in _HAS_IMM else None
                 payload = frame[off:pend] if code in _SENDS else b""
-                ce = frame[15] & 3 == ECN_CE
-                qp.take(code, pend - off, payload, imm, frame[50] >= 128, ce, now_ns)
+                ce = tos & 3 == ECN_CE
+                qp.take(code, pend - off, payload, imm, w2 >= 0x80000000, ce, now_ns)
                 self._scheduled(qp)
                 return
         t = decode_transport(frame[42:tend])
@@ -118,12 +123,12 @@ class FastRnic(Rnic):
         if qp is None:
             c.unknown_qp += 1
             return
-        self._dispatch(qp, t, frame[15] & 3 == ECN_CE, now_ns)
-        return
+        self._dispatch(qp, t, tos & 3 == ECN_CE, now_ns)
 
     def _icrc_state(self, key: bytes) -> int:
-        """The ICRC's CRC-32 state after the IPv4+UDP header ``key`` (kept)."""
-        state = icrc_headers_state(key[:20], key[20:])
+        """The ICRC's CRC-32 state after the IPv4+UDP header and the first 4 BTH bytes
+        ``key`` and the masked 5th (kept)."""
+        state = zlib.crc32(key[28:] + _ONE, icrc_headers_state(key[:20], key[20:28]))
         if len(self._icrc) >= MAX_ICRC_STATES:
             self._icrc.clear()
         self._icrc[key] = state
@@ -174,11 +179,12 @@ class FastRnic(Rnic):
                 dq.append(qp)
                 frame = qp.next_frame(now_ns)
                 if frame is not None:
-                    return self._sent(qp, frame, now_ns)
-        return None
-
-    def _sent(self, qp: QueuePair, frame: bytes, now_ns: int) -> bytes:
-        """As the end of :meth:`Rnic.poll`: timer, counters, link busy time."""
+                    break
+            else:
+                continue
+            break
+        else:
+            return None
         dl = qp.rto_deadline
         if dl is not None:
             self._armed.add(qp)
