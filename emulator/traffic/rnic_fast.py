@@ -7,8 +7,9 @@ hot methods do what the base's do (same frames, same counters, same wake-up time
   fixed offsets (``Ether 0 | IPv4 14 | UDP 34 | BTH 42``) in place of ``Framing.decode``
   and ``decode_transport``; the ICRC continues a CRC-32 state kept per received
   IPv4+UDP header (the same header bytes always give the same state); an in-sequence
-  SEND / RDMA WRITE packet goes straight to ``QueuePair.take`` (no ``Transport``). Anything
-  else (PFC, other frames, ACKs, CNPs, out of sequence) takes the base's path;
+  SEND / RDMA WRITE packet goes straight to ``QueuePair.take``, an ACK/NAK to
+  ``QueuePair.on_aeth`` (no ``Transport``). Anything else (PFC, other frames, CNPs, out of
+  sequence) takes the base's path;
 * ``poll`` / ``next_wakeup``: the QP predicates (``has_work``, ``ready_at``) inlined;
 * QPs are :class:`~emulator.traffic.qp_fast.FastQueuePair`.
 
@@ -47,7 +48,7 @@ _PAYLOAD_AT = {
     code: 54 + (16 if code in op.HAS_RETH else 0) + (4 if code in op.HAS_IMM else 0)
     for code in _REQUESTS
 }
-_SENDS, _HAS_IMM = op.SENDS, op.HAS_IMM
+_SENDS, _HAS_IMM, _RC_ACK = op.SENDS, op.HAS_IMM, op.RC_ACK
 _crc32 = zlib.crc32
 #: the framings whose bytes ``FastRnic`` reads (not subclasses: they may change them)
 _ROCEV2 = (RoceV2Framing, TemplateRoceV2Framing)
@@ -115,6 +116,14 @@ class FastRnic(Rnic):
                 qp.take(code, pend - off, payload, imm, w2 >= 0x80000000, ce, now_ns)
                 self._scheduled(qp)
                 return
+        elif code == _RC_ACK and tend - ((b1 >> 4) & 3) >= 58:  # BTH + AETH
+            qp = self.qps.get(w1 & PSN_MASK)
+            if qp is None:
+                c.unknown_qp += 1
+                return
+            qp.on_aeth(frame[54], w2 & PSN_MASK, now_ns)
+            self._scheduled(qp)
+            return
         t = decode_transport(frame[42:tend])
         if t is None:
             c.not_for_us += 1

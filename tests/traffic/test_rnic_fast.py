@@ -81,6 +81,9 @@ def _run(fast: bool, cfg: RnicConfig, num_qps: int, perturb: dict[str, Any]) -> 
     good = next((f for _, w, f in wire.log if w == "a" and opcode_of(f) in DATA_OPS), None)
     for frame in _odd_frames(good) if good is not None else []:
         sim.deliver(b, frame, sim.now)
+    ack = next((f for _, w, f in wire.log if w == "b" and opcode_of(f) == 0x11), None)
+    for frame in _odd_frames(ack) if ack is not None else []:
+        sim.deliver(a, frame, sim.now)
     sim.run(10**10)
     qps = [[getattr(qp, k) for k in _QP_STATE] for nic in (a, b) for qp in nic.qps.values()]
     return (
