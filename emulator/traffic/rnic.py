@@ -235,15 +235,19 @@ class Rnic:
         if d.icrc_ok is False:
             c.icrc_errors += 1
             return
-        t = decode_transport(d.transport)
+        self._on_transport(d.transport, (d.tos & 3) == ECN_CE, now_ns)
+
+    def _on_transport(self, transport: bytes, ecn_ce: bool, now_ns: int) -> None:
+        """Decode a received frame's transport bytes (ICRC checked) and dispatch them."""
+        t = decode_transport(transport)
         if t is None:
-            c.not_for_us += 1
+            self.counters.not_for_us += 1
             return
         qp = self.qps.get(t.dqpn)
         if qp is None:
-            c.unknown_qp += 1
+            self.counters.unknown_qp += 1
             return
-        self._dispatch(qp, t, (d.tos & 3) == ECN_CE, now_ns)
+        self._dispatch(qp, t, ecn_ce, now_ns)
 
     def _dispatch(self, qp: QueuePair, t: Transport, ecn_ce: bool, now_ns: int) -> None:
         """Hand a decoded packet for ``qp`` to it; track its timer; schedule it."""
@@ -345,18 +349,25 @@ class Rnic:
         """When ``poll`` may next return a frame or a timer fires; None when idle.
 
         May be early (a timeout that was pushed back); ``poll`` then returns None and
-        ``next_wakeup`` moves on.
+        ``next_wakeup`` moves on. (Each QP's ``ready_at`` inlined: this runs per packet.)
         """
         best: int | None = None
         free = self._tx_free_at
+        active, paused_until = self._active, self._paused_until
         for tc in self._tc_order:
-            dq = self._active[tc]
+            dq = active[tc]
             if not dq:
                 continue
-            paused = self._paused_until[tc]
+            paused = paused_until[tc]
             for qp in dq:
-                r = qp.ready_at()
-                if r is None:
+                if qp.ack_pending or qp.nak_pending or qp.cnp_pending:
+                    r = 0
+                elif qp.error is None and (
+                    qp.resend < len(qp.inflight)
+                    or (qp.pending and len(qp.inflight) < qp.max_inflight)
+                ):
+                    r = qp.next_tx_ns
+                else:
                     continue
                 if r < paused:
                     r = paused

@@ -10,7 +10,7 @@ hot methods do what the base's do (same frames, same counters, same wake-up time
   SEND / RDMA WRITE packet goes straight to ``QueuePair.take``, an ACK/NAK to
   ``QueuePair.on_aeth`` (no ``Transport``). Anything else (PFC, other frames, CNPs, out of
   sequence) takes the base's path;
-* ``poll`` / ``next_wakeup``: the QP predicates (``has_work``, ``ready_at``) inlined;
+* ``poll``: the QP predicate (``has_work``) inlined;
 * QPs are :class:`~emulator.traffic.qp_fast.FastQueuePair`.
 
 ``make_rnic`` builds one when the speed-up is on and the framing is RoCEv2 (the IB framing
@@ -25,12 +25,12 @@ from typing import Any
 
 from emulator import speedups
 from emulator.traffic import opcodes as op
-from emulator.traffic.framing import Framing, RoceV2Framing
+from emulator.traffic.framing import RoceV2Framing
 from emulator.traffic.framing_fast import TemplateRoceV2Framing, default_framing
 from emulator.traffic.qp import QueuePair
 from emulator.traffic.qp_fast import FastQueuePair
-from emulator.traffic.rnic import Rnic, RnicConfig
-from emulator.traffic.roce import PSN_MASK, decode_transport, icrc_headers_state
+from emulator.traffic.rnic import Rnic
+from emulator.traffic.roce import PSN_MASK, icrc_headers_state
 from emulator.vocab import ECN_CE, UDP_PORT_ROCEV2, WIRE_OVERHEAD_BYTES, EtherType
 
 _IPV4 = int(EtherType.IPV4)
@@ -124,15 +124,7 @@ class FastRnic(Rnic):
             qp.on_aeth(frame[54], w2 & PSN_MASK, now_ns)
             self._scheduled(qp)
             return
-        t = decode_transport(frame[42:tend])
-        if t is None:
-            c.not_for_us += 1
-            return
-        qp = self.qps.get(t.dqpn)
-        if qp is None:
-            c.unknown_qp += 1
-            return
-        self._dispatch(qp, t, tos & 3 == ECN_CE, now_ns)
+        self._on_transport(frame[42:tend], tos & 3 == ECN_CE, now_ns)
 
     def _icrc_state(self, key: bytes) -> int:
         """The ICRC's CRC-32 state after the IPv4+UDP header and the first 4 BTH bytes
@@ -147,10 +139,7 @@ class FastRnic(Rnic):
         """As the end of :meth:`Rnic._dispatch`: track the QP's timer, schedule it."""
         dl = qp.rto_deadline
         if dl is not None:
-            self._armed.add(qp)
-            m = self._rto_min
-            if m is None or dl < m:
-                self._rto_min = dl
+            self._arm(qp, dl)
         if not qp.active and qp.has_work():
             qp.active = True
             self._active[qp.tc].append(qp)
@@ -196,10 +185,7 @@ class FastRnic(Rnic):
             return None
         dl = qp.rto_deadline
         if dl is not None:
-            self._armed.add(qp)
-            m = self._rto_min
-            if m is None or dl < m:
-                self._rto_min = dl
+            self._arm(qp, dl)
         c = self.counters
         c.tx_pkts += 1
         n = len(frame)
@@ -210,54 +196,10 @@ class FastRnic(Rnic):
         self._tx_free_at = free
         return frame
 
-    def next_wakeup(self) -> int | None:
-        """As :meth:`Rnic.next_wakeup`."""
-        best: int | None = None
-        free = self._tx_free_at
-        active, paused_until = self._active, self._paused_until
-        for tc in self._tc_order:
-            dq = active[tc]
-            if not dq:
-                continue
-            paused = paused_until[tc]
-            for qp in dq:
-                if qp.ack_pending or qp.nak_pending or qp.cnp_pending:
-                    r = 0
-                elif qp.error is None and (
-                    qp.resend < len(qp.inflight)
-                    or (qp.pending and len(qp.inflight) < qp.max_inflight)
-                ):
-                    r = qp.next_tx_ns
-                else:
-                    continue
-                if r < paused:
-                    r = paused
-                if best is None or r < best:
-                    best = r
-                    if best <= free:
-                        break
-            if best is not None and best <= free:
-                break
-        if best is not None and best < free:
-            best = free
-        rto = self._rto_min
-        if rto is not None and (best is None or rto < best):
-            best = rto
-        return best
 
-
-def make_rnic(
-    mac: str,
-    ip: str,
-    gateway_mac: str,
-    framing: Framing | None = None,
-    seed: int = 0,
-    config: RnicConfig | None = None,
-    name: str = "",
-) -> Rnic:
+def make_rnic(mac: str, ip: str, gateway_mac: str, **kwargs: Any) -> Rnic:
     """An :class:`Rnic` (a :class:`FastRnic` when ``FASTNIC`` is on and the framing is
-    RoCEv2's own); arguments as :class:`Rnic`'s."""
-    fr = framing or default_framing()
-    fast = speedups.enabled("FASTNIC") and type(fr) in _ROCEV2
-    cls = FastRnic if fast else Rnic
-    return cls(mac, ip, gateway_mac, framing=fr, seed=seed, config=config, name=name)
+    RoCEv2's own); keyword arguments as :class:`Rnic`'s (framing, seed, config, name)."""
+    fr = kwargs.pop("framing", None) or default_framing()
+    cls = FastRnic if speedups.enabled("FASTNIC") and type(fr) in _ROCEV2 else Rnic
+    return cls(mac, ip, gateway_mac, framing=fr, **kwargs)

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from hypothesis import strategies as st
+
 from emulator.traffic import opcodes as op
 from emulator.traffic.connection import Connection, ConnSpec, connect_pair
 from emulator.traffic.rnic import Rnic, RnicConfig
 from emulator.traffic.rnic_fast import FastRnic, make_rnic
+from emulator.vocab import TC_BULK, TC_CTS
 
 from .netsim import Sim, Wire
 
@@ -49,3 +52,16 @@ def pair(
     wire = Wire(sim, a, b, delay_ns=delay_ns, drop=drop)
     ca, cb = connect_pair(a, b, ConnSpec(conn_id, a.ip, b.ip, num_qps=num_qps))
     return sim, wire, a, b, ca, cb
+
+
+def pause_lists(latest_ns: int, max_quanta: int, max_size: int) -> st.SearchStrategy:
+    """Hypothesis: PFC pauses ``(nic "a"/"b", at ns, traffic class, quanta)`` to deliver."""
+    return st.lists(
+        st.tuples(
+            st.sampled_from(["a", "b"]),
+            st.integers(0, latest_ns),
+            st.sampled_from([TC_BULK, TC_CTS]),
+            st.integers(0, max_quanta),
+        ),
+        max_size=max_size,
+    )

@@ -18,10 +18,9 @@ from emulator.traffic.framing import RoceV2Framing
 from emulator.traffic.qp_fast import FastQueuePair
 from emulator.traffic.rnic import Rnic, RnicConfig
 from emulator.traffic.rnic_fast import FastRnic, make_rnic
-from emulator.vocab import TC_BULK, TC_CTS
 from emulator.vocab.pfc import build_pfc
 
-from .helpers import DATA_OPS, opcode_of, pair
+from .helpers import DATA_OPS, opcode_of, pair, pause_lists
 
 _QP_STATE = ("epsn", "msn", "next_psn", "resend", "rto_deadline", "retries", "error", "since_ack")
 
@@ -114,15 +113,7 @@ def _run(fast: bool, cfg: RnicConfig, num_qps: int, perturb: dict[str, Any]) -> 
             "ack_drops": st.sets(st.integers(0, 30), max_size=3),
             "ce": st.sets(st.integers(0, 150), max_size=20),
             "corrupt": st.sets(st.integers(0, 150), max_size=3),
-            "pauses": st.lists(
-                st.tuples(
-                    st.sampled_from(["a", "b"]),
-                    st.integers(0, 200_000),
-                    st.sampled_from([TC_BULK, TC_CTS]),
-                    st.integers(0, 2000),
-                ),
-                max_size=4,
-            ),
+            "pauses": pause_lists(200_000, 2000, 4),
             "odd_at": st.integers(0, 300_000),
         }
     ),

@@ -25,7 +25,6 @@ from typing import TYPE_CHECKING, Any
 
 from emulator.runtime.virtual.links import MAC_CONTROL, LinkDir
 from emulator.runtime.virtual.nodes import (
-    _IPV4,
     MAX_EGRESS_DROPS,
     HostBox,
     PortTx,
@@ -33,7 +32,7 @@ from emulator.runtime.virtual.nodes import (
     SwitchBox,
 )
 from emulator.target.tm_fast import FastTrafficManager
-from emulator.vocab import ECN_CE, WIRE_OVERHEAD_BYTES
+from emulator.vocab import WIRE_OVERHEAD_BYTES
 
 if TYPE_CHECKING:
     from emulator.runtime.virtual.lazysample import LazySampler, _Track
@@ -203,57 +202,12 @@ class FastQueueWatch(QueueWatch):
 
 
 class FastHostBox(HostBox):
-    """An RNIC box whose wake-ups go onto the engine's heap directly, with ``kick`` and
-    ``pump`` inlined into ``on_frame`` and ``_wake``."""
+    """An RNIC box whose wake-ups go onto the engine's heap directly."""
 
-    __slots__ = ("_wake_fn",)
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._wake_fn = self._wake
+    __slots__ = ()
 
     def arm(self, t: int) -> None:
         """As :meth:`HostBox.arm`."""
         self.armed = t
         e = self.engine
-        heappush(e.heap, (t if t > e.now else e.now, next(e.seq), self._wake_fn, t))
-
-    def on_frame(self, port: int, frame: bytes, t: int) -> None:
-        """As :meth:`HostBox.on_frame` (and its ``kick``)."""
-        if frame[12:14] == _IPV4 and frame[15] & 3 == ECN_CE:
-            self.ledger.ce_delivered += 1
-        nic = self.nic
-        nic.on_frame(frame, t)
-        nxt = nic.next_wakeup()
-        if nxt is None:
-            return
-        if nxt < t:
-            nxt = t
-        a = self.armed
-        if a is not None and a <= nxt:
-            return
-        if nxt == t:
-            self.pump(t)
-        else:
-            self.arm(nxt)
-
-    def _wake(self, t: int) -> None:
-        if self.armed != t:
-            return
-        self.armed = None
-        self.pump(t)
-
-    def pump(self, t: int) -> None:
-        """As :meth:`HostBox.pump`."""
-        nic = self.nic
-        frame = nic.poll(t)
-        if frame is not None and self.link is not None:
-            self.link.send(frame, t)
-        nxt = nic.next_wakeup()
-        if nxt is None:
-            return
-        if nxt <= t:
-            nxt = t + 1
-        self.armed = nxt
-        e = self.engine
-        heappush(e.heap, (nxt if nxt > e.now else e.now, next(e.seq), self._wake_fn, nxt))
+        heappush(e.heap, (t if t > e.now else e.now, next(e.seq), self._wake, t))
