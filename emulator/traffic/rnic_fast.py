@@ -41,7 +41,7 @@ _U32BE = struct.Struct("!I")
 _U32LE = struct.Struct("<I")
 _ONE = b"\xff"
 #: received IPv4+UDP+BTH[:4] headers whose ICRC state is kept (cleared when full)
-MAX_ICRC_STATES = 4096
+MAX_ICRC_STATES = 512
 #: SEND / RDMA WRITE opcode -> offset of its payload in the frame (BTH at 42, RETH, ImmDt)
 _REQUESTS = op.SENDS | op.STARTS_MESSAGE | op.ENDS_MESSAGE | {op.RC_RDMA_WRITE_MIDDLE}
 _PAYLOAD_AT = {
