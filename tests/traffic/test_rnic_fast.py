@@ -165,3 +165,24 @@ def test_make_rnic_picks_the_fast_rnic_for_rocev2_only(monkeypatch: Any) -> None
     assert type(make_rnic(*args, framing=Other())) is Rnic  # may read other bytes
     monkeypatch.setenv("FABEMU_FASTNIC", "0")
     assert type(make_rnic(*args)) is Rnic
+
+
+def test_a_full_icrc_state_table_is_emptied_and_refilled(monkeypatch: Any) -> None:
+    """With room for one ICRC state (CE marks and ACKs vary the headers) FastRnic still
+    checks every ICRC as the base does."""
+    from emulator.traffic import rnic_fast
+
+    monkeypatch.setattr(rnic_fast, "MAX_ICRC_STATES", 1)
+    cfg = RnicConfig(admission=True, chunk_bytes=16 * 1024, dcqcn=DcqcnConfig())
+    perturb = {
+        "drops": {3},
+        "ack_drops": set(),
+        "ce": set(range(0, 100, 3)),
+        "corrupt": {7},
+        "pauses": [],
+        "odd_at": 10**9,
+    }
+    base = _run(False, cfg, 2, perturb)
+    fast = _run(True, cfg, 2, perturb)
+    assert fast == base
+    assert base[2]["icrc_errors"] >= 1 and base[2]["cnps_sent"] > 0
