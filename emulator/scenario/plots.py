@@ -38,15 +38,24 @@ class Plot:
 
 
 def _png(fig: Figure) -> bytes:
-    FigureCanvasAgg(fig)
+    """The figure as PNG bytes, laid out and drawn once.
+
+    ``savefig`` of a constrained-layout figure draws it twice (a layout pass on a throwaway
+    renderer, then the real one, laying every text out again); here the layout runs on the
+    canvas's own renderer at the final DPI, which ``savefig`` then reuses with its text
+    layouts cached: the same pixels for ~2/3 of the CPU."""
+    canvas = FigureCanvasAgg(fig)
+    engine = fig.get_layout_engine()
+    if engine is not None:
+        engine.execute(fig)
+        fig.set_layout_engine("none")
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=DPI, metadata={"Software": None})
+    canvas.print_png(buf, metadata={"Software": None})
     return buf.getvalue()
 
 
 def _figure(width: float, height: float) -> Figure:
-    fig = Figure(figsize=(width, height), layout="constrained")
-    return fig
+    return Figure(figsize=(width, height), dpi=DPI, layout="constrained")
 
 
 def _merge(values: Sequence[int], factor: int) -> list[int]:
