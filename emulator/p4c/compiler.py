@@ -15,6 +15,7 @@ from emulator.p4c.arch.v1model import V1MODEL
 from emulator.p4c.arch.v1model.checksums import lower_checksum_control
 from emulator.p4c.backend.bmv2_json import assemble
 from emulator.p4c.backend.p4info import p4info_text
+from emulator.p4c.cached import compile_file
 from emulator.p4c.diagnostics import CompileError, Pos, end_of, read_source
 from emulator.p4c.frontend import ast as A
 from emulator.p4c.frontend import types as T
@@ -30,6 +31,8 @@ from emulator.p4c.lowering.deparser_blocks import lower_deparser
 from emulator.p4c.lowering.exprs import const_eval
 from emulator.p4c.lowering.parser_blocks import lower_parser
 from emulator.p4c.lowering.tables import cp_name
+
+__all__ = ["compile_file", "compile_source", "compile_with_files", "compile_with_p4info"]
 
 
 def compile_source(
@@ -74,29 +77,16 @@ def compile_with_p4info(
     return doc, p4info_text(doc, env.counter_units)
 
 
-def compile_file(
-    path: str | Path,
+def compile_with_files(
+    text: str,
+    filename: str,
     include_dirs: Sequence[str | Path] = (),
     defines: Mapping[str, str | None] | None = None,
-) -> dict[str, Any]:
-    """Compile a P4-16 file (v1model) to a BMv2 JSON document.
-
-    With the ``COMPILECACHE`` speed-up on, a program compiled before (same source, same
-    included files, same compiler) comes from :mod:`emulator.p4c.cache` instead."""
-    from emulator import speedups
-    from emulator.p4c import cache
-
-    text = read_source(str(path))
-    if not speedups.enabled("COMPILECACHE"):
-        return compile_source(text, str(path), include_dirs, defines)
-    key = cache.key(text, str(path), include_dirs, defines)
-    doc = cache.load(key)
-    if doc is None:
-        pre = preprocess(text, str(path), include_dirs, defines)
-        with _too_deep_is_an_error(str(path)):
-            doc = _Compiler(parse_program(pre), str(path)).run()
-        cache.store(key, doc, pre.files)
-    return doc
+) -> tuple[dict[str, Any], list[str]]:
+    """Compile source text; also return the files the preprocessor read (for the cache)."""
+    pre = preprocess(text, filename, include_dirs, defines)
+    with _too_deep_is_an_error(filename):
+        return _Compiler(parse_program(pre), filename).run(), list(pre.files)
 
 
 class _Compiler:
