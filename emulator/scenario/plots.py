@@ -2,7 +2,8 @@
 
 A plot whose data the run lacks comes back without a picture and with a note saying why,
 so a report of a failed or partial run still renders. Figures use matplotlib's Agg canvas
-directly (no pyplot global state, no display needed).
+directly (no pyplot global state, no display needed), imported through
+:mod:`emulator.scenario.mpl` (no docstring building).
 """
 
 from __future__ import annotations
@@ -12,9 +13,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
-
+from emulator.scenario.mpl import Figure, FigureCanvasAgg
 from emulator.scenario.runview import PauseSeries, RunView
 
 DPI = 90
