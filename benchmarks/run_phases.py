@@ -29,7 +29,9 @@ def cpu():
     return r.ru_utime + r.ru_stime
 marks = [("start-up", cpu())]
 import emulator.cli.cmd_run
+from emulator.cli.main import tune_gc
 from emulator.scenario.load import parse_set
+tune_gc()  # as fabemu's main() does after importing the command
 marks.append(("import run command", cpu()))
 from emulator.scenario.runner import run_scenario
 outcome = run_scenario(sys.argv[1], parse_set(sys.argv[3:]), out=sys.argv[2], report=False)
