@@ -24,7 +24,7 @@ def compile_source(
     """Compile P4-16 source text (v1model) to a BMv2 JSON document."""
     from emulator.p4c import compiler
 
-    return compiler.compile_source(text, filename, include_dirs, defines)
+    return compiler.compile_with_files(text, filename, include_dirs, defines)[0]
 
 
 def compile_file(

@@ -15,7 +15,6 @@ from emulator.p4c.arch.v1model import V1MODEL
 from emulator.p4c.arch.v1model.checksums import lower_checksum_control
 from emulator.p4c.backend.bmv2_json import assemble
 from emulator.p4c.backend.p4info import p4info_text
-from emulator.p4c.cached import compile_file
 from emulator.p4c.diagnostics import CompileError, Pos, end_of, read_source
 from emulator.p4c.frontend import ast as A
 from emulator.p4c.frontend import types as T
@@ -31,20 +30,6 @@ from emulator.p4c.lowering.deparser_blocks import lower_deparser
 from emulator.p4c.lowering.exprs import const_eval
 from emulator.p4c.lowering.parser_blocks import lower_parser
 from emulator.p4c.lowering.tables import cp_name
-
-__all__ = ["compile_file", "compile_source", "compile_with_files", "compile_with_p4info"]
-
-
-def compile_source(
-    text: str,
-    filename: str = "<string>",
-    include_dirs: Sequence[str | Path] = (),
-    defines: Mapping[str, str | None] | None = None,
-) -> dict[str, Any]:
-    """Compile P4-16 source text (v1model) to a BMv2 JSON document."""
-    pre = preprocess(text, filename, include_dirs, defines)
-    with _too_deep_is_an_error(filename):
-        return _Compiler(parse_program(pre), filename).run()
 
 
 @contextlib.contextmanager
@@ -83,7 +68,9 @@ def compile_with_files(
     include_dirs: Sequence[str | Path] = (),
     defines: Mapping[str, str | None] | None = None,
 ) -> tuple[dict[str, Any], list[str]]:
-    """Compile source text; also return the files the preprocessor read (for the cache)."""
+    """Compile P4-16 source text (v1model) to a BMv2 JSON document; also return the files
+    the preprocessor read (for the compile cache). ``emulator.p4c.compile_source`` and
+    ``compile_file`` (module :mod:`emulator.p4c.cached`) are the public entry points."""
     pre = preprocess(text, filename, include_dirs, defines)
     with _too_deep_is_an_error(filename):
         return _Compiler(parse_program(pre), filename).run(), list(pre.files)
