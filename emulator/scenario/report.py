@@ -140,8 +140,8 @@ def write_report(
 ) -> Path:
     """Write ``outdir/report.html`` (+ its PNGs) for one run or several variants.
 
-    ``runs`` pairs a variant label (may be empty for a single run) with its RunResult (or
-    RunView); ``verdicts`` maps the same labels to the expectation outcomes. Returns the HTML path.
+    ``runs`` pairs a variant label (may be empty for a single run) with its RunResult;
+    ``verdicts`` maps the same labels to the expectation outcomes. Returns the HTML path.
     """
     if not runs:
         raise UserError("write_report: no runs to report")

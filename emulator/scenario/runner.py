@@ -167,20 +167,17 @@ def run_scenario(
         say = progress or (lambda _msg: None)
         result, error = _execute(sc, path, choice, outdir, meta, say, wall_limit_s, late)
         result.save(outdir / "result.json")  # first, so nothing below can lose it
-        view: Any = None  # the RunView, built once for the metrics and the report
         try:
             from emulator.scenario.metrics import summary_metrics
-            from emulator.scenario.runview import as_view
 
-            view = as_view(result)
-            metrics = summary_metrics(view)
+            metrics = summary_metrics(result)
         except Exception as exc:
             log.exception("computing summary metrics failed")
             error = error or f"computing summary metrics failed: {exc}"
             metrics = {}
         verdicts = evaluate(sc.expect, metrics)
         outcome = RunOutcome(sc, result, metrics, verdicts, outdir, error)
-        save_outcome(outcome, report=report, view=view)
+        save_outcome(outcome, report=report)
     except KeyboardInterrupt:  # before the run started (_execute catches it from there on)
         meta.incomplete_reason = "interrupted"
         RunResult(meta=meta).save(outdir / "result.json")
@@ -281,11 +278,8 @@ def _warn_capacity(
         meta.why = f"{meta.why}; WARNING: {note}"
 
 
-def save_outcome(outcome: RunOutcome, report: bool = True, view: Any = None) -> None:
-    """Write ``metrics.json`` and (optionally) ``report.html`` beside the saved ``result.json``.
-
-    ``view``: the result's RunView when the caller has built it already (saves building it
-    again for the report)."""
+def save_outcome(outcome: RunOutcome, report: bool = True) -> None:
+    """Write ``metrics.json`` and (optionally) ``report.html`` beside the saved ``result.json``."""
     outdir = outcome.outdir
     (outdir / "metrics.json").write_text(json.dumps(outcome.metrics, indent=1, sort_keys=True))
     if not report:
@@ -294,8 +288,7 @@ def save_outcome(outcome: RunOutcome, report: bool = True, view: Any = None) -> 
         from emulator.scenario.report import write_report
 
         name = outcome.scenario.name
-        run = outcome.result if view is None else view
-        write_report(outdir, [(name, run)], {name: outcome.verdicts}, title=name)
+        write_report(outdir, [(name, outcome.result)], {name: outcome.verdicts}, title=name)
     except Exception:  # the results are saved; a broken report must not lose them
         log.exception("writing the report failed")
 
