@@ -58,7 +58,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--no-report",
         action="store_true",
         help="skip report.html and its plots (result.json, metrics.json and run.log are "
-        "written; about 0.6 CPU s less per run: matplotlib is not loaded)",
+        "written; about 0.6-0.8 CPU s less per run: matplotlib is not loaded)",
     )
 
 
