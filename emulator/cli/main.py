@@ -68,9 +68,10 @@ def tune_gc() -> None:
 
     A ``fabemu run`` of the flagship spent ~0.13 CPU s (8 %) in the collector, half of it
     in full collections walking the objects its imports created (~40,000; ~90,000 with the
-    report's). Those live as long as the process: ``gc.freeze`` moves them out of every later collection, and a higher
-    first threshold (7000 allocations, not 700) collects young objects in fewer, larger
-    passes: ~0.07 CPU s. Results do not depend on when garbage is collected."""
+    report's). Those live as long as the process: ``gc.freeze`` moves them out of every
+    later collection, and a higher first threshold (7000 allocations, not 700) collects
+    young objects in fewer, larger passes: ~0.07 CPU s. Results do not depend on when
+    garbage is collected."""
     gc.freeze()
     gc.set_threshold(7000, 10, 10)
 
