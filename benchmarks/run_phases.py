@@ -2,9 +2,10 @@
 
 Phases, in the order ``fabemu run`` meets them: importing the run command's modules, the
 run itself (load, compile-cache hit, plan, deploy, simulate, ``result.json``), importing
-the report's modules (matplotlib, jinja2) and drawing the report (plots, HTML); then the
-CPU the garbage collector took within them (``gc.callbacks``). Each ``--repeat`` is a new
-process (imports are per process); medians are printed.
+the report's modules (matplotlib, jinja2), drawing the report (plots, HTML) and the
+interpreter's exit (the child's CPU as its parent sees it, less what it had used); then
+the CPU the garbage collector took before the exit (``gc.callbacks``). Each ``--repeat``
+is a new process (imports are per process); medians are printed.
 
     .venv/bin/python benchmarks/run_phases.py [--repeat 3] [--set KEY=VALUE ...] [--tree DIR]
 """
@@ -14,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -41,8 +43,9 @@ from emulator.scenario.load import parse_set
 try:
     from emulator.cli.main import tune_gc
 except ImportError:  # an older tree (--tree)
-    tune_gc = lambda: None
-tune_gc()  # as fabemu's main() does after importing the command
+    tune_gc = None
+if tune_gc:
+    tune_gc()  # as fabemu's main() does after importing the command
 marks.append(("import run command", cpu()))
 from emulator.scenario.runner import run_scenario
 outcome = run_scenario(sys.argv[1], parse_set(sys.argv[3:]), out=sys.argv[2], report=False)
@@ -53,7 +56,9 @@ name = outcome.result.meta.scenario
 report.write_report(outcome.outdir, [(name, outcome.result)], {name: outcome.verdicts}, title=name)
 marks.append(("draw report", cpu()))
 phases = {"start-up": marks[0][1]} | {b: y - x for (_, x), (b, y) in zip(marks, marks[1:])}
-print(json.dumps(phases | {"gc": collecting[0]}))
+print(json.dumps(phases | {"gc": collecting[0], "cpu": cpu()}), flush=True)
+if tune_gc:
+    gc.freeze()  # as fabemu's main() does when the command returns
 """
 
 
@@ -62,6 +67,7 @@ def one(tmp: str, i: int, sets: list[str], tree: Path = ROOT) -> dict[str, float
     env = {**os.environ, "FABEMU_STATE_DIR": f"{tmp}/s", "FABEMU_CACHE_DIR": f"{tmp}/c"}
     env["PYTHONPATH"] = str(tree)
     flagship = tree / FLAGSHIP.relative_to(ROOT)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     out = subprocess.run(
         [sys.executable, "-c", CHILD, str(flagship), f"{tmp}/out{i}", *sets],
         env=env,
@@ -70,7 +76,11 @@ def one(tmp: str, i: int, sets: list[str], tree: Path = ROOT) -> dict[str, float
         capture_output=True,
         text=True,
     )
-    return dict(json.loads(out.stdout.strip().splitlines()[-1]))
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    whole = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    phases = dict(json.loads(out.stdout.strip().splitlines()[-1]))
+    phases["interpreter exit"] = whole - phases.pop("cpu")
+    return phases
 
 
 def main() -> int:
