@@ -5,17 +5,20 @@ received in that run: the ingress (parse + verify + ingress, or a replay hit) an
 egress (egress + checksums + deparse, or a hit and a byte patch) of each, timed apart,
 with the replay on and off; then whole passes (``receive`` + ``transmit``) on a fresh
 switch (the first pass records) and a warm one. CPU microseconds per frame, min of
-``--repeat``.
+``--repeat``. ``--cases``: whole runs of ``bench_virtual.py``'s cases, defaults against
+defaults + replay (hops per CPU second, ratio, hit rate, outcomes recorded).
 
-    .venv/bin/python benchmarks/bench_replay.py [--repeat 7]
+    .venv/bin/python benchmarks/bench_replay.py [--repeat 7] [--cases]
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import statistics
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -101,11 +104,53 @@ def passes(sw: Switch, frames: list[tuple[int, bytes]]) -> float:
     return per_frame(one, frames)
 
 
+def replay_stats(rt: VirtualRuntime) -> Counter[str]:
+    """Hits, misses (recorded), slow runs of every switch's replay, summed."""
+    total: Counter[str] = Counter()
+    for box in rt.boxes.values():
+        replay = getattr(getattr(box, "sw", None), "replay", None)
+        if replay is not None:
+            total.update(replay.stats())
+    return total
+
+
+def cases(prog: dict[str, Any], repeat: int) -> None:
+    """Each ``bench_virtual`` case with the defaults and with the defaults + replay,
+    interleaved ``repeat`` times: median hops per CPU second, their ratio, the hit rate
+    (ingress hits over new frames) and the outcomes recorded (ingress + egress)."""
+    print(f"{'case':<26}{'defaults':>10}{'+replay':>10}{'ratio':>7}{'hits':>7}{'recorded':>10}")
+    for label, cfg, work in bv.cases(prog, quick=False):
+        rates: dict[bool, list[float]] = {False: [], True: []}
+        counts: Counter[str] = Counter()
+        for _ in range(repeat):
+            for replay in (False, True):
+                bv.REPLAY = replay
+                bv.set_mode("1")
+                rt = VirtualRuntime(cfg)
+                rt.start()
+                rt.add_workload(work)
+                c0 = time.process_time()
+                rt.run(60 * 10**9)
+                rates[replay].append(rt.stats()["hops"] / (time.process_time() - c0))
+                counts = replay_stats(rt) if replay else counts
+        off, on = statistics.median(rates[False]), statistics.median(rates[True])
+        runs = counts["hits"] + counts["misses"] + counts["slow"]
+        recorded = f"{counts['misses']}+{counts['egress_misses']}"
+        print(
+            f"{label:<26}{off:>10.0f}{on:>10.0f}{on / off:>7.2f}"
+            f"{counts['hits'] / max(runs, 1):>7.2f}{recorded:>10}"
+        )
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--repeat", type=int, default=7)
+    ap.add_argument("--cases", action="store_true", help="whole runs: defaults vs + replay")
     args = ap.parse_args()
     prog = compile_file(str(bv.PROGRAM))
+    if args.cases:
+        cases(prog, args.repeat)
+        return 0
     cfg, frames, ports = captured(prog)
     print(f"{len(frames)} frames received by {LEAF} in the 256-host run")
     rows: dict[bool, list[tuple[float, ...]]] = {False: [], True: []}

@@ -27,12 +27,11 @@ from emulator.target.flowlazy import (
     Ops,
     Probe,
     Sym,
-    key_function,
+    branch_function,
     plain,
-    probe_reader,
     unkeyed,
 )
-from emulator.target.flowwatch import watch
+from emulator.target.flowwatch import Watchers, watch
 from emulator.target.packet_parser import Calculation, Deparser, emit_vl, extract_vl
 from emulator.target.program import HeaderInfo, StackInfo
 from emulator.target.tables import Table
@@ -99,6 +98,9 @@ class Recorder:
 
     def __init__(self) -> None:
         self.active = False
+        #: the externs' and tables' reporting versions, in place only while recording
+        #: (:func:`.flowwatch.watch`): runs not recorded pay nothing for them
+        self.watchers = Watchers()
         self.uncacheable = False
         self.effects: list[tuple[Callable[[Any, Any], None], Any, Any]] = []
         self.pwrites: dict[str, Any] = {}
@@ -115,8 +117,9 @@ class Recorder:
         return s
 
     def start(self, trace: TraceList) -> None:
-        """Begin recording one run on ``trace``."""
+        """Begin recording one run on ``trace`` (the externs' watchers put in place)."""
         self.active, self.uncacheable, self.trace = True, False, trace
+        self.watchers.install()
         self.effects, self.pwrites, self.cuts, self.reg_written = [], {}, [], set()
 
     def effect(self, fn: Callable[[Any, Any], None], a: Any, b: Any) -> None:
@@ -214,10 +217,11 @@ class Outcome:
     replayed packet's inputs before changing anything.
     """
 
-    __slots__ = ("effects", "effects_k", "pwrites", "sym_writes", "syms", "writes")
+    __slots__ = ("effects", "effects_k", "pwrites", "specs", "sym_writes", "syms", "writes")
 
     def __init__(self, t: TraceList, rec: Recorder) -> None:
         self.syms: list[Callable[[list[int]], int]] = []
+        self.specs: list[Any] = []  # (probe, ops) of each of syms
         specs: dict[Any, int] = {}
         writes = [(s, _replayable(list.__getitem__(t, s))) for s in sorted(t.written)]
         self.writes = tuple((s, v) for s, v in writes if type(v) is not Sym)
@@ -236,6 +240,7 @@ class Outcome:
         if k is None:
             k = specs[v.spec] = len(self.syms)
             self.syms.append(v.value)
+            self.specs.append(v.spec)
         return k
 
     def replay(self, f: list[int], p: Any) -> None:
@@ -287,14 +292,15 @@ class Node:
 class Branch:
     """The run looked at a lazy input ``spec`` = (probe, ops, comparison); children by key."""
 
-    __slots__ = ("children", "key", "read", "spec")
+    __slots__ = ("children", "fn", "spec")
 
     def __init__(self, spec: tuple[Any, ...]) -> None:
         probe, ops, cmp = spec
         self.spec = spec
-        self.read = probe_reader(probe)
-        self.key = key_function(ops, cmp)
-        self.children: dict[Any, Any] = {}  # Node here, framereplay._Node there
+        #: the key of ``f``'s input: ``key_function(ops, cmp)(probe_reader(probe)(f))``
+        self.fn = branch_function(probe, ops, cmp)
+        #: Node here; in framereplay a KeyNode, or what follows directly (framekeys.store)
+        self.children: dict[Any, Any] = {}
 
 
 class FlowCache:
@@ -331,7 +337,7 @@ class FlowCache:
                 self.hits += 1
                 child.replay(f, p)
                 return
-            node = child.children.get(child.key(child.read(f)))
+            node = child.children.get(child.fn(f))
         self.misses += 1
         self._record(f, p)
         self._adapt()
@@ -392,6 +398,7 @@ def traced_run(
         raise
     finally:
         rec.active = False
+        rec.watchers.remove()
         for s in t.written:
             f[s] = unkeyed(list.__getitem__(t, s))
     return t, out

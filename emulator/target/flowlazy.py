@@ -119,6 +119,34 @@ def key_function(ops: Ops, cmp: tuple[str, int] | None) -> Callable[[int], Any]:
     return lambda raw: test(value(raw), c)
 
 
+def branch_function(
+    probe: Probe, ops: Ops, cmp: tuple[str, int] | None
+) -> Callable[[list[int]], Any]:
+    """``key_function(ops, cmp)(probe_reader(probe)(f))`` in one call where it can be: a
+    slot or an in-range register cell read in place, at most one op, a comparison."""
+    steps = simplify(ops)
+    if len(steps) > 1 or cmp is None:
+        read, key = probe_reader(probe), key_function(ops, cmp)
+        return lambda f: key(read(f))
+    test, c = _CMPS[cmp[0]], cmp[1]
+    if probe[0] == "slot":
+        cells, i = None, probe[1]
+    else:
+        reg, i = getattr(probe[1], "__self__", None), probe[2]
+        cells = getattr(reg, "values", None)
+        if type(cells) is not list or not 0 <= i < len(cells):
+            read, key = probe_reader(probe), key_function(ops, cmp)
+            return lambda f: key(read(f))
+    if not steps:
+        if cells is None:
+            return lambda f: test(f[i], c)
+        return lambda _f: test(cells[i], c)
+    fn, k = OPS[steps[0][0]], steps[0][1]
+    if cells is None:
+        return lambda f: test(fn(f[i], k), c)
+    return lambda _f: test(fn(cells[i], k), c)
+
+
 class Sym:
     """A value to compute at replay from the replayed packet's own input."""
 

@@ -28,8 +28,39 @@ def _empty_group(table: Table, _unused: Any) -> None:
     table.empty_group_misses += 1
 
 
+_MISSING = object()
+
+
+class Watchers:
+    """Attributes to set on objects while a run is recorded, and to undo after."""
+
+    def __init__(self) -> None:
+        #: (object, attribute, watching value, value outside recordings or _MISSING)
+        self.items: list[tuple[Any, str, Any, Any]] = []
+
+    def add(self, obj: Any, name: str, value: Any) -> None:
+        """Have ``obj.<name>`` be ``value`` while recording (its own attribute, if any,
+        otherwise: the class's, again after)."""
+        self.items.append((obj, name, value, vars(obj).get(name, _MISSING)))
+
+    def install(self) -> None:
+        """Put every watching value in place."""
+        for obj, name, value, _ in self.items:
+            setattr(obj, name, value)
+
+    def remove(self) -> None:
+        """Put back what was there before."""
+        for obj, name, _, before in self.items:
+            if before is _MISSING:
+                vars(obj).pop(name, None)
+            else:
+                setattr(obj, name, before)
+
+
 def watch(program: Any, rec: Recorder) -> None:
-    """Make the program's externs and tables report to ``rec`` while it records."""
+    """Make the program's externs and tables report to ``rec`` while it records (the
+    recorder puts the watchers in place for the run: ``Recorder.start``)."""
+    add = rec.watchers.add
     for reg in program.registers.values():
         read, write = reg.read, reg.write
 
@@ -42,8 +73,8 @@ def watch(program: Any, rec: Recorder) -> None:
             if rec.active:
                 rec.reg_write(_write, index, value)
 
-        setattr(reg, "read", w_read)  # noqa: B010 - shadows the method on this instance
-        setattr(reg, "write", w_write)  # noqa: B010
+        add(reg, "read", w_read)  # shadows the method on this instance while recording
+        add(reg, "write", w_write)
     for ctr in program.counters.values():
         count = ctr.count
 
@@ -52,7 +83,7 @@ def watch(program: Any, rec: Recorder) -> None:
             _count(index, unkeyed(length))
             rec.effect(_count, index, length)
 
-        setattr(ctr, "count", w_count)  # noqa: B010
+        add(ctr, "count", w_count)
     for mtr in program.meters.values():
         execute = mtr.execute
 
@@ -60,10 +91,10 @@ def watch(program: Any, rec: Recorder) -> None:
             rec.spoil()
             return int(_execute(plain(index), plain(length)))
 
-        setattr(mtr, "execute", w_execute)  # noqa: B010
+        add(mtr, "execute", w_execute)
     _watch_rng(program.rng, rec)
     for table in program.tables.values():
-        table.observer = lambda kind, t, e, n: _observe(rec, kind, t, e, n)
+        add(table, "observer", lambda kind, t, e, n: _observe(rec, kind, t, e, n))
 
 
 def _watch_rng(rng: random.Random, rec: Recorder) -> None:
@@ -74,7 +105,7 @@ def _watch_rng(rng: random.Random, rec: Recorder) -> None:
             rec.spoil()
             return _orig(*args)
 
-        setattr(rng, name, wrapped)
+        rec.watchers.add(rng, name, wrapped)
 
 
 def _observe(rec: Recorder, kind: str, table: Table, e: Entry | None, nbytes: int) -> None:

@@ -9,7 +9,6 @@ looked at a lazy input (time, queue depth, register).
 from __future__ import annotations
 
 from collections.abc import Callable
-from operator import itemgetter
 from typing import Any
 
 from emulator.target.flowcache import Branch, Recorder
@@ -105,26 +104,45 @@ class KeyNode:
 
 
 def key_getter(end: int, ranges: tuple[tuple[int, int], ...], slots: tuple[int, ...]) -> Any:
-    """Key function of one subtable: the frame's bytes in ``ranges``, ``f`` at ``slots``."""
-    gb = itemgetter(*(slice(a, b) for a, b in ranges)) if ranges else (lambda _fr: ())
-    gf = itemgetter(*slots) if slots else (lambda _f: ())
-    if end:
-        return lambda fr, f: (len(fr) >= end, gb(fr), gf(f))
-    return lambda fr, f: (gb(fr), gf(f))
+    """Key function of one subtable: the frame's bytes in ``ranges`` (concatenated), ``f``
+    at ``slots`` (and whether the frame is ``end`` bytes long). One tuple at most per
+    call: keys are made for every packet, and each tracked object made counts towards the
+    garbage collector's next run."""
+    parts = [f"len(fr) >= {int(end)}"] if end else []
+    if ranges:
+        parts.append(" + ".join(f"fr[{int(a)}:{int(b)}]" for a, b in ranges))
+    parts += [f"f[{int(s)}]" for s in slots]
+    if not parts:
+        parts.append("()")
+    body = parts[0] if len(parts) == 1 else "(" + ", ".join(parts) + ")"
+    src = f"lambda fr, f: {body}"
+    fn = _GETTERS.get(src)
+    if fn is None:
+        fn = _GETTERS[src] = eval(compile(src, "<framekeys>", "eval"), {})  # ints only
+    return fn
 
 
-def lookup(node: KeyNode | None, fr: bytes, f: list[int]) -> Any:
-    """The leaf this frame and slot list reach, or None."""
+_GETTERS: dict[str, Any] = {}  # key functions by source (shared by every switch)
+
+
+def lookup(node: Any, fr: bytes, f: list[int]) -> Any:
+    """The leaf this frame and slot list reach, or None.
+
+    Below a :class:`.flowcache.Branch` the next thing may sit directly (no
+    :class:`KeyNode`) where the run read nothing between two lazy looks (see ``store``)."""
     while node is not None:
-        for getter, table in node.subtables:
-            child = table.get(getter(fr, f))
-            if child is not None:
-                break
+        if type(node) is KeyNode:
+            for getter, table in node.subtables:
+                child = table.get(getter(fr, f))
+                if child is not None:
+                    break
+            else:
+                return None
         else:
-            return None
+            child = node
         if type(child) is not Branch:
             return child
-        node = child.children.get(child.key(child.read(f)))
+        node = child.children.get(child.fn(f))
     return None
 
 
@@ -146,24 +164,49 @@ def signature(slots: list[int], where: Callable[[int], Any], end: int) -> Any:
     return end, tuple(merged), tuple(sorted(fslots))
 
 
+EMPTY = (0, (), ())  # the signature of no reads
+
+
 def store(
     root: KeyNode, rec: Recorder, reads: list[int], first: list[int], where: Any, end: int, key_in: tuple[bytes, list[int]], leaf: Any, getters: dict[Any, Any]
 ) -> None:  # fmt: skip
-    """File ``leaf`` under the reads between lazy looks (``first``: extra reads of batch 0)."""
-    node: Any = root
+    """File ``leaf`` under the reads between lazy looks (``first``: extra reads of batch 0).
+
+    Below a branch, the reads up to the next lazy look are the same for every run that got
+    there (same keyed values so far, same lazy result: same steps), so one subtable
+    follows; when it would be keyed on nothing, what follows sits in the branch directly."""
+    at: tuple[dict[Any, Any], Any] | None = None  # below a branch: (its children, value)
     done, extra = 0, first
     for upto, spec, value in rec.cuts:
-        getter, table = node.subtable(signature(extra + reads[done:upto], where, end), getters)
-        key = getter(*key_in)
+        table, key = _position(root, at, signature(extra + reads[done:upto], where, end), key_in, getters)  # fmt: skip
         branch = table.get(key)
         if type(branch) is not Branch or branch.spec != spec:
             branch = table[key] = Branch(spec)
-        node = branch.children.setdefault(value, KeyNode())
+        at = (branch.children, value)
         done, extra, end = upto, [], 0
-    getter, table = node.subtable(signature(extra + reads[done:], where, end), getters)
-    table[getter(*key_in)] = leaf
+    table, key = _position(root, at, signature(extra + reads[done:], where, end), key_in, getters)
+    table[key] = leaf
     if len(root.subtables) > 1:  # the fullest subtables first: fewer probes per lookup
         root.subtables.sort(key=lambda st: -len(st[1]))
+
+
+def _position(
+    root: KeyNode, at: Any, sig: Any, key_in: tuple[bytes, list[int]], getters: dict[Any, Any]
+) -> tuple[dict[Any, Any], Any]:
+    """(dict, key) where what follows reads of signature ``sig`` goes: in the root's
+    subtable, in the branch (``at``) itself when ``sig`` is EMPTY, else in the subtable of
+    a node in the branch."""
+    if at is None:
+        node = root
+    elif sig == EMPTY:
+        return at
+    else:
+        children, value = at
+        node = children.get(value)
+        if type(node) is not KeyNode:
+            node = children[value] = KeyNode()
+    getter, table = node.subtable(sig, getters)
+    return table, getter(*key_in)
 
 
 def byte_ranges(layout: Any, inputs: list[dict[str, Any]], shape: Shape) -> Any:

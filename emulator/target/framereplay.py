@@ -10,7 +10,8 @@ and the set of header fields ingress wrote, so flows share it) on the bytes and 
 egress reads, and a hit builds the frame leaving as a byte patch of the received one: the
 header fields either pipeline wrote, then the updated checksums. A miss parses the frame
 (once) and runs the slow path while recording; a frame missing the cache is recorded only
-once ``ADMIT`` frames like it have missed (short flows run the slow path).
+once ``ADMIT`` frames like it have missed (short flows run the slow path). Hits run straight-line code made per outcome
+(:mod:`.framefast`).
 
 Only programs whose parser just extracts whole headers (no lookahead, advance, stacks,
 varbits or primitives), whose deparser emits them in the order parsed, that never read
@@ -23,12 +24,13 @@ validity changes take the slow path. Any control-plane write flushes. Opt-in:
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, NamedTuple
 
 from emulator import speedups
 from emulator.target import flowcache
 from emulator.target.flowcache import Outcome, Recorder
 from emulator.target.flowwatch import watch
+from emulator.target.framefast import deparse_function, replay_function
 from emulator.target.framekeys import (
     KeyNode,
     ParsePath,
@@ -45,11 +47,13 @@ from emulator.target.packet import Pkt
 from emulator.target.pipeline import run
 
 PARSER_OPS = ("extract", "set", "verify")
+#: standard metadata set per frame before ingress (switch.py ``_ingress``)
+INPUTS = ("ingress_port", "instance_type", "packet_length", "ingress_global_timestamp")
 MAX_OUTCOMES = 1 << 16  # ingress outcomes per switch; the cache is emptied past this
 #: a frame missing the cache is recorded only when frames like it (same bytes where the
-#: fullest subtable looks) have missed this often: recording costs ~6 plain runs, so
-#: short flows (a few packets per switch) run plain instead
-ADMIT = 4
+#: fullest subtable looks) have missed this often: a record costs what ~20-40 hits save,
+#: so short flows (a flow's ACKs: ~10 per switch at 256 hosts) run plain instead
+ADMIT = 12
 
 
 def enabled_by_env() -> bool:
@@ -97,30 +101,50 @@ def _mentions(node: Any, field: str) -> bool:
 class Ingress:
     """A recorded parse + ingress run: what to replay, and the egress outcomes under it."""
 
-    __slots__ = ("egress", "gen", "out", "restore", "shape", "slow", "writes", "written")
+    __slots__ = ("egress", "gen", "replay", "restore", "shape", "slow", "written")
 
-    def __init__(self, out: Outcome, shape: Shape, parse_writes: tuple[Any, ...], slow: bool):
-        self.out, self.shape, self.slow = out, shape, slow
-        self.writes = parse_writes  # metadata the parser set: constant given the key
+    def __init__(
+        self, out: Outcome, shape: Shape, pw: tuple[Any, ...], slow: bool, base: Base
+    ) -> None:
+        self.shape, self.slow = shape, slow
         self.restore = tuple({s for s, _ in out.writes} | {s for s, _ in out.sym_writes})
         self.written = frozenset(s for s in self.restore if s in shape.fields)
         self.egress = KeyNode()
         self.gen = -1
+        self.replay: Any = None
+        if slow:
+            return
+        # the template with the constant writes (the parser's metadata sets: constant
+        # given the key; the run's) done: one list copy instead of a write per slot
+        filled = base.template.copy()
+        for s, v in (*pw, *out.writes):
+            filled[s] = v
+        done = {s for s, _ in (*pw, *out.writes)}
+        #: brings ``f`` (the template with the per-frame inputs set) to the state the
+        #: recorded run left, with its effects; the inputs no constant write overwrote kept
+        #: (the outcome itself is not kept: fewer objects for the garbage collector)
+        self.replay = replay_function(out, filled, tuple(s for s in base.inputs if s not in done))
 
-    def replay(self, f: list[int], p: Any) -> None:
-        """Bring a std-initialised ``f`` to the metadata state the recorded run left."""
-        for s, v in self.writes:
-            f[s] = v
-        self.out.replay(f, p)
+
+class Base(NamedTuple):
+    """What a std-initialised slot list of a new frame is: the template, then ``inputs``."""
+
+    template: list[int]
+    inputs: tuple[int, ...]
 
 
 class Egress:
     """A recorded egress run and the byte patch that deparses its outcome."""
 
-    __slots__ = ("csums", "fill", "out", "patch", "slow", "valid")
+    __slots__ = ("csums", "deparse", "fill", "patch", "replay", "slow", "valid", "written")
 
     def __init__(self, out: Outcome, slow: bool) -> None:
-        self.out, self.slow = out, slow
+        self.slow = slow
+        self.written = frozenset(s for s, _ in (*out.writes, *out.sym_writes))
+        #: out.replay in straight-line code (the outcome itself is not kept)
+        self.replay = None if slow else replay_function(out)
+        #: the byte patch as straight-line code (set by FrameReplay._plan where it can be)
+        self.deparse: Any = None
         #: csum16 checksums over whole bytes of the frame: (target, mask, byte ranges, cond)
         self.csums: tuple[tuple[Place, int, tuple[tuple[int, int], ...], Any], ...] | None = None
         self.fill: tuple[Place, ...] = ()  # unwritten fields the checksums read
@@ -145,10 +169,12 @@ class FrameReplay:
         }
         self.err, self.mcast = layout.std["parser_error"], layout.std["mcast_grp"]
         self.espec = layout.std["egress_spec"]
+        self.base = Base(layout.template, tuple(layout.std[k] for k in INPUTS))
         self.root, self.gen, self.size = KeyNode(), 0, 0
         self.paths: dict[tuple[Any, ...], ParsePath] = {}
         self.seen: dict[Any, int] = {}  # misses not recorded yet, by fingerprint
         self.shapes: dict[tuple[str, ...], Shape] = {}
+        self.plans: dict[tuple[Shape, frozenset[int]], tuple[Any, ...]] = {}  # see _plan
         self.getters: dict[Any, Any] = {}  # subtable key functions, by signature
         #: egress trees by (shape, header fields ingress wrote): outcomes shared by flows
         self.egress_roots: dict[tuple[Shape, frozenset[int]], KeyNode] = {}
@@ -167,7 +193,7 @@ class FrameReplay:
         if io is None and self._admit(p.buf, f):
             self.counts["misses"] += 1
             self._record_ingress(f, p)
-        elif io is None or io.slow:
+        elif io is None or io.slow or len(p.buf) < io.shape.end:  # too short: parse fails
             self.counts["slow"] += 1
             self.prog.parser.parse(f, p)
             self.prog.checksums.verify(f, p)
@@ -205,8 +231,10 @@ class FrameReplay:
         eo = lookup(io.egress, p.buf, f)
         if eo is not None and not eo.slow:
             self.counts["egress_hits"] += 1
-            eo.out.replay(f, p)
-            return True if f[self.espec] == self.drop_port else self._deparse(eo, f, p)
+            eo.replay(f, p)
+            if f[self.espec] == self.drop_port:
+                return True
+            return eo.deparse(f, p.buf) if eo.deparse else self._deparse(eo, f, p)
         self.counts["egress_misses"] += 1
         f0 = f.copy()
         if not p.full:
@@ -248,7 +276,7 @@ class FrameReplay:
         out = self._traced(prog.ingress, f, p)
         if out is None or shape is None:
             return
-        io = Ingress(out, shape, pw, self._slow(out, shape) or f[self.mcast] != 0)
+        io = Ingress(out, shape, pw, self._slow(out, shape) or f[self.mcast] != 0, self.base)
         if self.size >= MAX_OUTCOMES:
             self.flush()
         self.size += 1
@@ -260,9 +288,7 @@ class FrameReplay:
             return None if s in hdr or s in skip else s
 
         key_in = (p.buf, f0)
-        store(
-            self.root, self.rec, self._reads, info.reads, where, shape.end, key_in, io, self.getters
-        )
+        store(self.root, self.rec, self._reads, info.reads, where, 0, key_in, io, self.getters)
         if not io.slow:
             p.origin = io
 
@@ -297,6 +323,7 @@ class FrameReplay:
         eo = Egress(out, self._slow(out, shape))
         if not eo.slow:
             self._plan(eo, io, f, p)
+            eo.deparse = deparse_function(eo)
         mine, hdr = io.written, self.hdr_slots
 
         def where(s: int) -> Any:
@@ -311,8 +338,12 @@ class FrameReplay:
     def _plan(self, eo: Egress, io: Ingress, f: list[int], p: Pkt) -> None:
         """The fields a hit must fill before the checksums and patch after them."""
         shape, updates = io.shape, self.prog.checksums.update_list
-        written = {s for s, _ in eo.out.writes} | {s for s, _ in eo.out.sym_writes}
-        patched = (io.written | written) & shape.fields.keys()
+        patched = (io.written | eo.written) & shape.fields.keys()
+        key = (shape, frozenset(patched))
+        plan = self.plans.get(key)
+        if plan is not None:  # shape-determined (below): flows of one shape share it
+            eo.csums, eo.fill, eo.valid, eo.patch = plan
+            return
         conds, log = ReadLog(f), ReadLog(f)
         for _, _, calc, cond in updates:
             if cond is not None:
@@ -327,6 +358,10 @@ class FrameReplay:
             # conditions on header validity only: fixed by the shape, decided here once
             eo.csums = tuple((pl, m, r, None) for pl, m, r, c in eo.csums if c is None or c(f, p))
             eo.valid = ()
+            eo.patch = tuple(shape.fields[s] for s in sorted(patched))
+            # what the conditions read is fixed by the shape, so is everything here
+            self.plans[key] = (eo.csums, eo.fill, eo.valid, eo.patch)
+            return
         if eo.csums is not None:  # checksums computed on the patched bytes: nothing to fill
             eo.patch = tuple(shape.fields[s] for s in sorted(patched))
             return

@@ -17,6 +17,7 @@ wait in a per-port control queue that the transmitter sends ahead of data
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from emulator.target.pfc_refresh import PauseRefresher
@@ -65,6 +66,9 @@ class PfcGenerator:
         self.frames: dict[int, deque[bytes]] = {}
         #: the MAC's refresh timer, when the runtime reports sent frames to it
         self.refresher: PauseRefresher | None = None
+        #: (port, class) -> frames queued, when the TM does not report them (``tm_fast``
+        #: before generation is configured): ``occupancy`` asks it
+        self.count_queued: Callable[[int, int], int] | None = None
 
     def configure(self, port: int, thresholds: PfcThresholds | None) -> None:
         """Generate PFC for frames arriving on ``port`` (None: stop generating)."""
@@ -138,6 +142,8 @@ class PfcGenerator:
 
     def occupancy(self, port: int, priority: int) -> int:
         """Frames from ``port`` with ``priority`` currently queued."""
+        if self.count_queued is not None:
+            return self.count_queued(port, priority)
         st = self._state.get((port, priority))
         return st.occupancy if st else 0
 

@@ -394,12 +394,12 @@ class Switch:
 
     def _enqueue_all(self, items: list[Item]) -> list[int]:
         ports = []
+        enqueue, known, s_iport = self.tm.enqueue, self.ports, self._s_iport
         for eport, prio, pkt in items:
-            if eport not in self.ports:
+            if eport not in known:
                 self.stats["unknown_port"] += 1
                 continue
-            ingress = pkt.f[self._s_iport]
-            if self.tm.enqueue(eport, prio, pkt, len(pkt.buf), ingress_port=ingress):
+            if enqueue(eport, prio, pkt, len(pkt.buf), pkt.f[s_iport]):
                 ports.append(eport)
             else:
                 self.stats["tail_dropped"] += 1
@@ -414,11 +414,21 @@ class Switch:
         deq = self.tm.dequeue(port)
         if deq is None:
             return None
+        return self.transmit_dequeued(port, deq)
+
+    def transmit_dequeued(self, port: int, deq: Any) -> bytes | None:
+        """Egress of ``deq`` (what the TM released for ``port``, with ``Dequeued``'s
+        fields): the frame, or None if dropped; its clones and recirculations queued."""
         frame, clones, recircs = self._egress(port, deq.item, deq)
+        if clones or recircs:
+            self.requeue(clones, recircs)
+        return frame
+
+    def requeue(self, clones: list[Item], recircs: list[tuple[int, bytes, Any]]) -> None:
+        """Queue egress's clones; run its recirculated frames through ingress again."""
         self._enqueue_all(clones)
         for iport, rframe, preserved in recircs:
             self._enqueue_all(self._ingress(iport, rframe, pk.PKT_INSTANCE_TYPE_RECIRC, preserved))
-        return frame
 
     def process(self, port: int, frame: bytes) -> list[tuple[int, bytes]]:
         """Receive then run every resulting packet through egress now (no queues, no rates)."""

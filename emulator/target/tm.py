@@ -281,6 +281,10 @@ class TrafficManager:
             t = max(t, fc.eligible_at(port, priority, now))
         return t
 
+    def port_state(self, port: int) -> _Port | None:
+        """``port``'s live state (``queued``: frames in all its queues), if it exists yet."""
+        return self._ports.get(port)
+
     def head_length(self, port: int, priority: int) -> int | None:
         """Length in bytes of the frame at the head of queue (port, priority), if any."""
         p = self._ports.get(port)

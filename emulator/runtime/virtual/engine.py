@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 Event = tuple[int, int, Callable[[Any], None], Any]
+DRAINED = 1 << 62  # ``Engine.cur`` when no event is running and none is due by ``now``
 
 
 class Engine:
@@ -29,6 +30,9 @@ class Engine:
         #: ``(max(t, now), next(seq), fn, arg)`` onto it directly, as ``at`` does
         self.heap: list[Event] = []
         self.seq = itertools.count()
+        #: the sequence number of the event running now; ``DRAINED`` between runs that ran
+        #: every event up to their end (an event drawn earlier at ``now`` has run)
+        self.cur = DRAINED
 
     def __call__(self) -> int:
         """The clock (switches and the TM call this)."""
@@ -57,8 +61,11 @@ class Engine:
         self.stop = False
         n = 0
         try:
-            while q and q[0][0] <= until_ns:
-                t, _, fn, arg = pop(q)
+            while q:
+                t, self.cur, fn, arg = pop(q)
+                if t > until_ns:  # put back (once per run: cheaper than peeking every time)
+                    heapq.heappush(q, (t, self.cur, fn, arg))
+                    break
                 self.now = t
                 fn(arg)
                 n += 1
@@ -66,6 +73,7 @@ class Engine:
                     return True
         finally:
             self.events += n
+        self.cur = DRAINED
         if until_ns > self.now:
             self.now = until_ns
         return False

@@ -49,14 +49,13 @@ class LazySampler:
         self.t_ns: array[int] = array("q")
         self.n = 0  # samples taken
         self._util: list[array[float]] = [array("d") for _ in self.links]
-        self._prev = [0] * len(self.links)
         self._prev_t = 0
         self._links_filled = 0  # every link is filled up to this sample
         self._tracks: list[dict[QueueKey, _Track]] = [{} for _ in self.boxes]
         self._order: list[tuple[str, QueueKey, _Track]] = []  # as the eager sampler finds them
         self._queues: tuple[int, int, dict[Any, Any]] = (-1, 0, {})  # (n, len(_order), view)
-        for i, link in enumerate(self.links):
-            link.watch, link.sampled, link.sample_idx = self, 0, i
+        for link, out in zip(self.links, self._util):
+            link.watch, link.sampled, link.sample_out, link.sample_prev = self, 0, out, 0
         for box, tracks in zip(self.boxes, self._tracks):
             box.queues.watch = self._queue_watch(tracks)
             if hasattr(box.queues, "tracks"):  # fasthop.FastQueueWatch fills tracks itself
@@ -80,22 +79,22 @@ class LazySampler:
 
     def fill_link(self, link: LinkDir) -> None:
         """Compute ``link``'s samples taken since it last changed (before it changes)."""
-        i, k, n = link.sample_idx, link.sampled, self.n
-        t_ns, out, prev = self.t_ns, self._util[i], self._prev[i]
+        k, n, t_ns = link.sampled, self.n, self.t_ns
+        out, prev = link.sample_out, link.sample_prev
         busy_ns, busy_until = link.busy_ns, link.busy_until
+        t_last = t_ns[k - 1] if k else 0  # the first interval starts at 0
         while k < n:
             t = t_ns[k]
-            dt = t - t_ns[k - 1] if k else t
             rest = busy_until - t
             busy = busy_ns - rest if rest > 0 else busy_ns
-            u = (busy - prev) / dt
+            u = (busy - prev) / (t - t_last)
             out.append(u if u < 1.0 else 1.0)
-            prev = busy
+            prev, t_last = busy, t
             k += 1
             if rest <= 0 and k < n:  # idle from here on: busy stays, utilisation 0
                 out.extend(array("d", [0.0]) * (n - k))
                 k = n
-        self._prev[i] = prev
+        link.sample_prev = prev
         link.sampled = n
 
     @property

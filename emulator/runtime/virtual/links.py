@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from emulator.traffic.qp import wire_ns
 from emulator.vocab import EtherType
@@ -66,7 +66,8 @@ class LinkDir:
         "pcap_out",
         "pfc_frames",
         "rate_bps",
-        "sample_idx",
+        "sample_out",
+        "sample_prev",
         "sampled",
         "src",
         "src_port",
@@ -110,7 +111,8 @@ class LinkDir:
         self.pcap_in: PcapWriter | None = None
         #: a lazy sampler filling in this direction's samples before it changes (lazysample)
         self.watch: LazySampler | None = None
-        self.sampled = self.sample_idx = 0
+        self.sampled = self.sample_prev = 0  # the lazy sampler's: samples filled, busy_ns then
+        self.sample_out: Any = None  # ... and its utilisation series of this direction
         #: fault injection (emulator.target.impair): data frame -> frame (maybe altered) or
         #: None (lost, counted in ``dropped``); None = a clean link
         self.impair: Callable[[bytes], bytes | None] | None = None
@@ -163,10 +165,10 @@ class LinkDir:
         frame = self._wire.popleft()
         self.delivered += 1
         self.delivered_bytes += len(frame)
+        now = self._engine.now
         if self.pcap_in is not None:
-            self.pcap_in.write(frame, self._engine.now)
-        assert self.deliver is not None
-        self.deliver(self.dst_port, frame, self._engine.now)
+            self.pcap_in.write(frame, now)
+        self.deliver(self.dst_port, frame, now)  # type: ignore[misc]  # wired before any send
 
     def busy_at(self, t: int) -> int:
         """Serialisation time spent up to ``t`` (the current frame counted in part)."""
