@@ -20,6 +20,7 @@ DEFAULTS = {
     "LAZYSAMPLE": True,  # runtime/virtual/lazysample.py: samples filled in on change
     "FASTHOP": True,  # runtime/virtual/fasthop.py, target/tm_fast.py: hop plumbing inlined
     "FASTFRAME": True,  # traffic/framing_fast.py: RNIC frames from per-QP templates
+    "FASTNIC": True,  # traffic/rnic_fast.py, qp_fast.py: RNIC per-packet paths inlined
     "COMPILECACHE": True,  # p4c/cache.py: compiled programs kept on disk by content
 }
 ALL_OFF = "FABEMU_FAST"

@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from emulator.cli.display import console, progress, summary_table
+from emulator.errors import UserError
 from emulator.faults.twin import add_twin
 from emulator.scenario.load import parse_set
 from emulator.scenario.runner import run_scenario
@@ -53,12 +54,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="also run the scenario without its faults: and report the slowdown",
     )
+    parser.add_argument(
+        "--no-report",
+        action="store_true",
+        help="skip report.html and its plots (result.json, metrics.json and run.log are "
+        "written; about 0.6-0.8 CPU s less per run: matplotlib is not loaded)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
     """Run, show the header, the summary and where the results are."""
     overrides = parse_set(args.set)
     if args.seeds:
+        if args.no_report:
+            raise UserError("--no-report is for one run: over --seeds no per-run report is drawn")
         return _run_seeds(args, overrides)
     with progress(args.scenario.name) as say:
         outcome = run_scenario(
@@ -68,10 +77,18 @@ def run(args: argparse.Namespace) -> int:
             target=args.target,
             out=args.out,
             progress=say,
+            report=not args.no_report,
             wall_limit_s=args.wall_limit,
         )
         if getattr(args, "fault_free_twin", False):
-            add_twin(outcome, args.scenario, overrides, runtime=args.runtime, target=args.target)
+            add_twin(
+                outcome,
+                args.scenario,
+                overrides,
+                runtime=args.runtime,
+                target=args.target,
+                report=not args.no_report,
+            )
     meta = outcome.result.meta
     console.print(
         f"[bold]{meta.scenario}[/]: {meta.why}; seed {meta.seed}; wall {meta.wall_s:.1f} s"
@@ -81,7 +98,8 @@ def run(args: argparse.Namespace) -> int:
         console.print(("  [green]✓[/] " if verdict.met else "  [red]✗[/] ") + verdict.describe())
     if not meta.complete:
         console.print(f"[red]run INCOMPLETE[/]: {meta.incomplete_reason}")
-    console.print(f"results: {outcome.outdir} (report: {outcome.outdir / 'report.html'})")
+    where = "" if args.no_report else f" (report: {outcome.outdir / 'report.html'})"
+    console.print(f"results: {outcome.outdir}{where}")
     return outcome.exit_code
 
 

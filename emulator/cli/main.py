@@ -8,6 +8,7 @@ User mistakes raise :class:`emulator.errors.UserError`: printed without a traceb
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib
 import sys
 from collections.abc import Sequence
@@ -62,6 +63,20 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+def tune_gc() -> None:
+    """Make the cyclic garbage collector cheaper for one command's process.
+
+    A ``fabemu run`` of the flagship spent ~0.13 CPU s (8 %) in the collector, half of it
+    in full collections walking the objects its imports created (~40,000; ~90,000 with the
+    report's). Those live as long as the process: ``gc.freeze`` moves them out of every
+    later collection, and a higher first threshold (7000 allocations, not 700) collects
+    young objects in fewer, larger passes: ~0.07 CPU s. Results do not depend on when
+    garbage is collected. (``main`` freezes once more when the command returns, so the
+    interpreter's exit does not walk the run's objects either.)"""
+    gc.freeze()
+    gc.set_threshold(7000, 10, 10)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``fabemu`` console script; returns the process exit code.
 
@@ -70,6 +85,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args_in = sys.argv[1:] if argv is None else list(argv)
     first = args_in[0] if args_in else None
     parser = build_parser(first if first in COMMANDS else None)
+    if argv is None:  # the process is this command (console script, python -m): not a caller's
+        tune_gc()  # after the command's imports
     args = parser.parse_args(argv)
     if not getattr(args, "_run", None):
         parser.print_help()
@@ -85,6 +102,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"fabemu {args.command}: interrupted", file=sys.stderr)
         return 130
+    finally:
+        if argv is None:  # the process ends next: its last collection would walk every
+            gc.freeze()  # object of the run (~0.06 CPU s of ~0.08 interpreter teardown)
 
 
 if __name__ == "__main__":

@@ -35,10 +35,11 @@ def add_twin(
     runtime: str | None = None,
     target: str | None = None,
     progress: Callable[[str], None] | None = None,
+    report: bool = True,
 ) -> RunOutcome | None:
     """Run the twin into ``<outdir>/fault_free`` and record it in ``outcome``'s faults
-    section (result.json, metrics.json, report rewritten); the twin's outcome, or None
-    when the run had no faults section."""
+    section (result.json, metrics.json, and the report unless not ``report``); the twin's
+    outcome, or None when the run had no faults section."""
     section = outcome.result.faults
     if section is None:
         return None
@@ -62,5 +63,5 @@ def add_twin(
     section["slowdown"] = t / t0 if t and t0 else None
     outcome.result.save(outcome.outdir / "result.json")
     outcome.metrics = summary_metrics(outcome.result)
-    save_outcome(outcome)
+    save_outcome(outcome, report=report)
     return twin

@@ -32,18 +32,6 @@ from emulator.p4c.lowering.parser_blocks import lower_parser
 from emulator.p4c.lowering.tables import cp_name
 
 
-def compile_source(
-    text: str,
-    filename: str = "<string>",
-    include_dirs: Sequence[str | Path] = (),
-    defines: Mapping[str, str | None] | None = None,
-) -> dict[str, Any]:
-    """Compile P4-16 source text (v1model) to a BMv2 JSON document."""
-    pre = preprocess(text, filename, include_dirs, defines)
-    with _too_deep_is_an_error(filename):
-        return _Compiler(parse_program(pre), filename).run()
-
-
 @contextlib.contextmanager
 def _too_deep_is_an_error(filename: str) -> Iterator[None]:
     """A RecursionError becomes a CompileError (the parser's nesting limit should come first)."""
@@ -74,29 +62,18 @@ def compile_with_p4info(
     return doc, p4info_text(doc, env.counter_units)
 
 
-def compile_file(
-    path: str | Path,
+def compile_with_files(
+    text: str,
+    filename: str,
     include_dirs: Sequence[str | Path] = (),
     defines: Mapping[str, str | None] | None = None,
-) -> dict[str, Any]:
-    """Compile a P4-16 file (v1model) to a BMv2 JSON document.
-
-    With the ``COMPILECACHE`` speed-up on, a program compiled before (same source, same
-    included files, same compiler) comes from :mod:`emulator.p4c.cache` instead."""
-    from emulator import speedups
-    from emulator.p4c import cache
-
-    text = read_source(str(path))
-    if not speedups.enabled("COMPILECACHE"):
-        return compile_source(text, str(path), include_dirs, defines)
-    key = cache.key(text, str(path), include_dirs, defines)
-    doc = cache.load(key)
-    if doc is None:
-        pre = preprocess(text, str(path), include_dirs, defines)
-        with _too_deep_is_an_error(str(path)):
-            doc = _Compiler(parse_program(pre), str(path)).run()
-        cache.store(key, doc, pre.files)
-    return doc
+) -> tuple[dict[str, Any], list[str]]:
+    """Compile P4-16 source text (v1model) to a BMv2 JSON document; also return the files
+    the preprocessor read (for the compile cache). ``emulator.p4c.compile_source`` and
+    ``compile_file`` (module :mod:`emulator.p4c.cached`) are the public entry points."""
+    pre = preprocess(text, filename, include_dirs, defines)
+    with _too_deep_is_an_error(filename):
+        return _Compiler(parse_program(pre), filename).run(), list(pre.files)
 
 
 class _Compiler:

@@ -2,7 +2,8 @@
 
 A plot whose data the run lacks comes back without a picture and with a note saying why,
 so a report of a failed or partial run still renders. Figures use matplotlib's Agg canvas
-directly (no pyplot global state, no display needed).
+directly (no pyplot global state, no display needed), imported through
+:mod:`emulator.scenario.mpl` (no docstring building).
 """
 
 from __future__ import annotations
@@ -12,9 +13,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
-
+from emulator.scenario.mpl import Figure, FigureCanvasAgg
 from emulator.scenario.runview import PauseSeries, RunView
 
 DPI = 90
@@ -38,15 +37,25 @@ class Plot:
 
 
 def _png(fig: Figure) -> bytes:
-    FigureCanvasAgg(fig)
+    """The figure as PNG bytes, laid out and drawn once.
+
+    ``savefig`` of a constrained-layout figure draws it twice (a layout pass on a throwaway
+    renderer, then the real one, laying every text out again); here the layout runs on the
+    canvas's own renderer at the final DPI, and ``print_png`` draws on that same renderer
+    with its text layouts cached: the same pixels (tests/scenario/test_report_speed.py),
+    ~15 % less CPU for the flagship's five plots."""
+    canvas = FigureCanvasAgg(fig)
+    engine = fig.get_layout_engine()
+    if engine is not None:
+        engine.execute(fig)
+        fig.set_layout_engine("none")
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=DPI, metadata={"Software": None})
+    canvas.print_png(buf, metadata={"Software": None})
     return buf.getvalue()
 
 
 def _figure(width: float, height: float) -> Figure:
-    fig = Figure(figsize=(width, height), layout="constrained")
-    return fig
+    return Figure(figsize=(width, height), dpi=DPI, layout="constrained")
 
 
 def _merge(values: Sequence[int], factor: int) -> list[int]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import Any, Literal
 
 from emulator.measure.flows import FlowRecord
@@ -281,11 +282,12 @@ def _collective(c: CollectiveResult) -> CollectiveView:
 def _link(s: ResultLink) -> LinkSeries:
     """One link direction; per-bin bytes from the utilisation samples, total from the counter."""
     kind: LinkKind = "host" if s.kind == "host" else ("up" if s.up else "down")
-    bins: list[int] = []
-    for i, util in enumerate(s.utilisation):
-        dt = s.t_ns[i] - s.t_ns[i - 1] if i and i < len(s.t_ns) else 0
-        bins.append(int(util * s.rate_bps * dt / 8e9))
-    return LinkSeries(s.src, s.src_port, s.dst, kind, s.rate_bps, tuple(bins), total=s.bytes)
+    t, util, rate = s.t_ns, s.utilisation, s.rate_bps
+    # sample i covers t[i-1]..t[i]; the first sample (and any beyond t) covers nothing
+    dts = [0, *(b - a for a, b in pairwise(t))][: len(util)]
+    dts += [0] * (len(util) - len(dts))
+    bins = tuple(int(u * rate * dt / 8e9) for u, dt in zip(util, dts, strict=True))
+    return LinkSeries(s.src, s.src_port, s.dst, kind, rate, bins, total=s.bytes)
 
 
 def _pauses(

@@ -11,14 +11,25 @@ context ``p`` and, in actions, the action data tuple ``d``.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
+from types import CodeType
 from typing import Any
 
 from emulator.target.errors import ProgramError
 from emulator.target.program import HeaderInfo, Layout
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+
+@functools.lru_cache(maxsize=8192)
+def _compiled(source: str, filename: str) -> CodeType:
+    """``compile`` once per distinct source: a fabric's switches load the same program, so
+    every switch after the first reuses the code objects (each still runs in its own
+    namespace)."""
+    return compile(source, filename, "exec")
+
 
 _BINOPS = {
     "+": "+", "-": "-", "*": "*", "<<": "<<", ">>": ">>", "&": "&", "|": "|", "^": "^",
@@ -142,7 +153,7 @@ class CodeGen:
         lines = [f"def {name}({params}):"] + ["    " + ln for ln in (body or ["pass"])]
         source = "\n".join(lines) + "\n"
         self.sources.append(source)
-        exec(compile(source, f"<bmv2:{name}>", "exec"), self.ns)  # generated: see module doc
+        exec(_compiled(source, f"<bmv2:{name}>"), self.ns)  # generated: see module doc
         return self.ns[name]
 
     # -- references ------------------------------------------------------------------------

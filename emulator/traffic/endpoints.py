@@ -12,6 +12,7 @@ from typing import Any
 
 from emulator.traffic.framing import Framing
 from emulator.traffic.rnic import Rnic, RnicConfig
+from emulator.traffic.rnic_fast import make_rnic
 
 
 def build_rnics(
@@ -30,7 +31,7 @@ def build_rnics(
     for i, h in enumerate(hosts):
         rate = getattr(getattr(h, "port", None), "rate_bps", None)
         cfg = dataclasses.replace(base, link_bps=float(rate)) if rate else base
-        out[h.name] = Rnic(
+        out[h.name] = make_rnic(
             h.mac, h.ip, h.gateway_mac, framing=framing, seed=seed + i, config=cfg, name=h.name
         )
     return out

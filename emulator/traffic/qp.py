@@ -110,6 +110,7 @@ class QueuePair:
         self.qpn, self.remote_qpn, self.tc = qpn, remote_qpn, tc
         self.path, self.cnp_path, self.framing = path, cnp_path, framing
         self.p, self.c, self.owner, self.dcqcn = params, counters, owner, dcqcn
+        self.max_inflight = params.max_inflight  # read per packet by the FASTNIC scheduler
         # requester
         self.pending: deque[WorkRequest] = deque()
         self.seg_off = 0
@@ -275,18 +276,22 @@ class QueuePair:
 
     def on_ack(self, t: Transport, now_ns: int) -> None:
         """Cumulative ACK, or NAK (PSN sequence error): retire packets, maybe go back N."""
-        nak = t.syndrome >> 5 == 3
+        self.on_aeth(t.syndrome, t.psn, now_ns)
+
+    def on_aeth(self, syndrome: int, psn: int, now_ns: int) -> None:
+        """:meth:`on_ack` from the AETH syndrome and the BTH PSN alone."""
+        nak = syndrome >> 5 == 3
         if nak:
             self.c.naks_received += 1
-            through = (t.psn - 1) & PSN_MASK
+            through = (psn - 1) & PSN_MASK
         else:
             self.c.acks_received += 1
-            through = t.psn
+            through = psn
         infl = self.inflight
         if psn_diff(through, (self.next_psn - 1) & PSN_MASK) > 0:
             self.c.bad_acks += 1  # acknowledges PSNs never sent: ignore
             return
-        if nak and (not infl or psn_diff(t.psn, infl[0][0]) < 0):
+        if nak and (not infl or psn_diff(psn, infl[0][0]) < 0):
             self.c.bad_acks += 1  # stale NAK for packets already acknowledged
             return
         popped = 0
@@ -352,10 +357,23 @@ class QueuePair:
 
     def _accept(self, t: Transport, ecn_ce: bool, now_ns: int) -> None:
         """The packet with the expected PSN: count it, complete its message, maybe ACK."""
+        p = t.payload
+        self.take(t.opcode, len(p), p, t.imm, t.ackreq, ecn_ce, now_ns)
+
+    def take(
+        self,
+        code: int,
+        n: int,
+        payload: bytes,
+        imm: int | None,
+        ackreq: bool,
+        ecn_ce: bool,
+        now_ns: int,
+    ) -> None:
+        """:meth:`_accept` from the packet's fields (``payload``, ``n`` bytes, is only
+        read for SENDs)."""
         self.epsn = (self.epsn + 1) & PSN_MASK
         self.nak_sent = False
-        code = t.opcode
-        n = len(t.payload)
         self.rx_payload += n
         self.c.rx_payload_bytes += n
         if self.first_rx_ns is None:
@@ -373,14 +391,14 @@ class QueuePair:
             self.msg_payload = []
         self.msg_bytes += n
         if code in op.SENDS:
-            self.msg_payload.append(t.payload)
+            self.msg_payload.append(payload)
         self.since_ack += 1
         if code in op.ENDS_MESSAGE:
             self.msn = (self.msn + 1) & PSN_MASK
             self.c.messages_received += 1
             self.ack_pending = True
             if self.owner is not None:
-                payload = b"".join(self.msg_payload) if code in op.SENDS else b""
-                self.owner.on_message(self, code, self.msg_bytes, t.imm, payload, now_ns)
-        elif t.ackreq or self.since_ack >= self.p.ack_every:
+                whole = b"".join(self.msg_payload) if code in op.SENDS else b""
+                self.owner.on_message(self, code, self.msg_bytes, imm, whole, now_ns)
+        elif ackreq or self.since_ack >= self.p.ack_every:
             self.ack_pending = True

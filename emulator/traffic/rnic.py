@@ -30,7 +30,7 @@ from emulator.traffic.framing import Framing, mac_bytes
 from emulator.traffic.framing_fast import default_framing
 from emulator.traffic.qos import TrafficClassPlan
 from emulator.traffic.qp import QpOwner, QpParams, QueuePair, wire_ns
-from emulator.traffic.roce import decode_transport, udp_sport
+from emulator.traffic.roce import Transport, decode_transport, udp_sport
 from emulator.traffic.seeding import SPORT_POLICIES
 from emulator.vocab import ECN_CE, ECN_ECT0, ECN_NOT_ECT, NUM_TCS, EtherType
 from emulator.vocab.pfc import parse_pfc, quanta_to_ns
@@ -106,6 +106,8 @@ class RnicConfig:
 class Rnic:
     """An RoCE RNIC with reliable-connected QPs, PFC honouring and optional DCQCN."""
 
+    qp_class: type[QueuePair] = QueuePair
+
     def __init__(
         self,
         mac: str,
@@ -180,7 +182,7 @@ class Rnic:
             cnp_path = fr.make_path(
                 self.mac, self.gateway_mac, self.ip, peer_ip, sport, self.config.qos.dscp_cnp, 0
             )
-        qp = QueuePair(
+        qp = self.qp_class(
             qpn,
             remote_qpn,
             ipsn,
@@ -233,23 +235,31 @@ class Rnic:
         if d.icrc_ok is False:
             c.icrc_errors += 1
             return
-        t = decode_transport(d.transport)
+        self._on_transport(d.transport, (d.tos & 3) == ECN_CE, now_ns)
+
+    def _on_transport(self, transport: bytes, ecn_ce: bool, now_ns: int) -> None:
+        """Decode a received frame's transport bytes (ICRC checked) and dispatch them."""
+        t = decode_transport(transport)
         if t is None:
-            c.not_for_us += 1
+            self.counters.not_for_us += 1
             return
         qp = self.qps.get(t.dqpn)
         if qp is None:
-            c.unknown_qp += 1
+            self.counters.unknown_qp += 1
             return
+        self._dispatch(qp, t, ecn_ce, now_ns)
+
+    def _dispatch(self, qp: QueuePair, t: Transport, ecn_ce: bool, now_ns: int) -> None:
+        """Hand a decoded packet for ``qp`` to it; track its timer; schedule it."""
         code = t.opcode
         if code == op.RC_ACK:
             qp.on_ack(t, now_ns)
         elif code == op.CNP:
-            c.cnps_received += 1
+            self.counters.cnps_received += 1
             if qp.dcqcn is not None:
                 qp.dcqcn.on_cnp(now_ns)
         else:
-            qp.on_request(t, (d.tos & 3) == ECN_CE, now_ns)
+            qp.on_request(t, ecn_ce, now_ns)
         dl = qp.rto_deadline
         if dl is not None:
             self._arm(qp, dl)
@@ -339,18 +349,25 @@ class Rnic:
         """When ``poll`` may next return a frame or a timer fires; None when idle.
 
         May be early (a timeout that was pushed back); ``poll`` then returns None and
-        ``next_wakeup`` moves on.
+        ``next_wakeup`` moves on. (Each QP's ``ready_at`` inlined: this runs per packet.)
         """
         best: int | None = None
         free = self._tx_free_at
+        active, paused_until = self._active, self._paused_until
         for tc in self._tc_order:
-            dq = self._active[tc]
+            dq = active[tc]
             if not dq:
                 continue
-            paused = self._paused_until[tc]
+            paused = paused_until[tc]
             for qp in dq:
-                r = qp.ready_at()
-                if r is None:
+                if qp.ack_pending or qp.nak_pending or qp.cnp_pending:
+                    r = 0
+                elif qp.error is None and (
+                    qp.resend < len(qp.inflight)
+                    or (qp.pending and len(qp.inflight) < qp.max_inflight)
+                ):
+                    r = qp.next_tx_ns
+                else:
                     continue
                 if r < paused:
                     r = paused

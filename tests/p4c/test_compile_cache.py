@@ -116,3 +116,28 @@ def test_unwritable_location_still_compiles(
     (tmp_path / "file").write_text("")
     monkeypatch.setenv("FABEMU_CACHE_DIR", str(tmp_path / "file" / "cache"))
     assert compile_file(prog) == compile_source(PROG, str(prog))
+
+
+def test_a_hit_never_imports_the_compiler(prog: Path, tmp_path: Path) -> None:
+    """A fresh process (as ``fabemu run``) that hits the cache leaves the compiler unloaded."""
+    import subprocess
+    import sys
+
+    compile_file(prog)
+    probe = (
+        "import sys\nfrom emulator.p4c import compile_file\n"
+        f"assert compile_file({str(prog)!r})['pipelines']\n"
+        "print('emulator.p4c.compiler' in sys.modules)"
+    )
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    out = subprocess.run(
+        [sys.executable, "-c", probe], env=env, capture_output=True, text=True, check=True
+    )
+    assert out.stdout.split() == ["False"]
+    (entry,) = entries(tmp_path)
+    entry.unlink()  # a miss: the compiler loads
+    out = subprocess.run(
+        [sys.executable, "-c", probe], env=env, capture_output=True, text=True, check=True
+    )
+    assert out.stdout.split() == ["True"]

@@ -86,3 +86,29 @@ def test_every_command_has_help(capsys: pytest.CaptureFixture[str]) -> None:
             main([name, "--help"])
         assert info.value.code == 0, name
     assert "usage: fabemu" in capsys.readouterr().out
+
+
+def test_gc_is_tuned_only_when_main_is_the_process(capsys: pytest.CaptureFixture[str]) -> None:
+    """``fabemu`` as its own process freezes the imports' objects and raises the first GC
+    threshold (emulator.cli.main.tune_gc), and freezes the rest when the command returns;
+    a caller's main([...]) leaves its process alone."""
+    import gc
+    import os
+    import subprocess
+    import sys
+
+    before = gc.get_threshold()
+    assert main(["list"]) == 0
+    assert gc.get_threshold() == before
+    capsys.readouterr()
+    probe = (
+        "import gc, sys\nfrom emulator.cli.main import main\nsys.argv = ['fabemu', 'list']\n"
+        "main()\nprint(gc.get_threshold()[0], gc.get_freeze_count() > 0, len(gc.get_objects()))"
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    out = subprocess.run(
+        [sys.executable, "-c", probe], env=env, capture_output=True, text=True, check=True
+    )
+    threshold, frozen, left = out.stdout.split()[-3:]
+    assert (threshold, frozen) == ("7000", "True")
+    assert int(left) < 100  # frozen again when the command returned: exit walks nothing

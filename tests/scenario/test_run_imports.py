@@ -38,3 +38,26 @@ def test_roce_run_without_report_never_imports_networkx(tmp_path: Path) -> None:
     )
     assert (tmp_path / "out" / "result.json").exists()
     assert "networkx" not in loaded and "matplotlib" not in loaded
+
+
+def test_run_no_report_writes_results_without_plotting(tmp_path: Path) -> None:
+    """``fabemu run --no-report``: result.json and metrics.json, no report, no matplotlib."""
+    scenario = ROOT / "scenarios" / "fat_flow_collision.yaml"
+    out = tmp_path / "out"
+    argv = ["run", str(scenario), "--out", str(out), "--no-report", "--set", "duration_ms=2"]
+    loaded = _modules_after(
+        f"from emulator.cli.main import main\nmain({argv!r})",
+        FABEMU_CACHE_DIR=str(tmp_path / "cache"),
+        FABEMU_STATE_DIR=str(tmp_path / "state"),
+    )
+    assert (out / "result.json").exists() and (out / "metrics.json").exists()
+    assert not (out / "report.html").exists() and not list(out.glob("*.png"))
+    assert not loaded & {"matplotlib", "jinja2", "numpy", "PIL"}
+
+
+def test_run_no_report_with_seeds_is_a_user_error(tmp_path: Path) -> None:
+    from emulator.cli.main import main
+
+    scenario = ROOT / "scenarios" / "fat_flow_collision.yaml"
+    argv = ["run", str(scenario), "--seeds", "2", "--no-report", "--out", str(tmp_path)]
+    assert main(argv) == 2

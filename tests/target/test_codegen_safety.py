@@ -8,6 +8,7 @@ import keyword
 import re
 import tokenize
 from pathlib import Path
+from types import FunctionType
 
 from emulator.target.switch import Switch
 
@@ -69,3 +70,25 @@ def test_every_fixture_program_generates_only_safe_tokens():
     l3 = Path(__file__).parent / "programs" / "l3_ecmp.json"
     for doc in (json.loads(l3.read_text()), parser_program(), flow_program()):
         _check_sources(Switch(doc, tm=FifoTM(lambda: 0)))
+
+
+def test_switches_of_one_program_share_code_but_not_namespaces():
+    """Code objects are compiled once per distinct source (codegen._compiled); each switch's
+    functions still run in that switch's own namespace."""
+    a = Switch(flow_program(), tm=FifoTM(lambda: 0))
+    b = Switch(flow_program(), tm=FifoTM(lambda: 0))
+    fa = {
+        n: v
+        for n, v in a.program.cg.ns.items()
+        if isinstance(v, FunctionType) and GENERATED.match(n)
+    }
+    fb = {
+        n: v
+        for n, v in b.program.cg.ns.items()
+        if isinstance(v, FunctionType) and GENERATED.match(n)
+    }
+    shared = [n for n in fa if n in fb and fa[n].__code__ is fb[n].__code__]
+    assert shared
+    assert a.program.cg.ns is not b.program.cg.ns
+    assert all(fa[n].__globals__ is a.program.cg.ns for n in shared)
+    assert all(fb[n].__globals__ is b.program.cg.ns for n in shared)

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from hypothesis import strategies as st
+
 from emulator.traffic import opcodes as op
 from emulator.traffic.connection import Connection, ConnSpec, connect_pair
 from emulator.traffic.rnic import Rnic, RnicConfig
+from emulator.traffic.rnic_fast import FastRnic, make_rnic
+from emulator.vocab import TC_BULK, TC_CTS
 
 from .netsim import Sim, Wire
 
@@ -30,12 +34,34 @@ def payload_len(frame: bytes) -> int:
 
 
 def pair(
-    cfg: RnicConfig, num_qps: int = 1, delay_ns: int = 1000, drop=None, conn_id: int = 0
+    cfg: RnicConfig,
+    num_qps: int = 1,
+    delay_ns: int = 1000,
+    drop=None,
+    conn_id: int = 0,
+    fast: bool | None = None,
 ) -> tuple[Sim, Wire, Rnic, Rnic, Connection, Connection]:
-    """Two RNICs on a wire with one connection between them."""
-    a = Rnic("02:00:00:00:00:01", "10.0.0.1", "02:00:00:00:00:02", config=cfg, name="a")
-    b = Rnic("02:00:00:00:00:02", "10.0.0.2", "02:00:00:00:00:01", config=cfg, name="b")
+    """Two RNICs on a wire with one connection between them.
+
+    ``fast``: :class:`FastRnic` (True), the base :class:`Rnic` (False) or, by default,
+    whichever ``make_rnic`` builds (the runtimes' choice: FASTNIC on or off)."""
+    build = make_rnic if fast is None else FastRnic if fast else Rnic
+    a = build("02:00:00:00:00:01", "10.0.0.1", "02:00:00:00:00:02", config=cfg, name="a")
+    b = build("02:00:00:00:00:02", "10.0.0.2", "02:00:00:00:00:01", config=cfg, name="b")
     sim = Sim()
     wire = Wire(sim, a, b, delay_ns=delay_ns, drop=drop)
     ca, cb = connect_pair(a, b, ConnSpec(conn_id, a.ip, b.ip, num_qps=num_qps))
     return sim, wire, a, b, ca, cb
+
+
+def pause_lists(latest_ns: int, max_quanta: int, max_size: int) -> st.SearchStrategy:
+    """Hypothesis: PFC pauses ``(nic "a"/"b", at ns, traffic class, quanta)`` to deliver."""
+    return st.lists(
+        st.tuples(
+            st.sampled_from(["a", "b"]),
+            st.integers(0, latest_ns),
+            st.sampled_from([TC_BULK, TC_CTS]),
+            st.integers(0, max_quanta),
+        ),
+        max_size=max_size,
+    )

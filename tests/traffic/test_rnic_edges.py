@@ -8,10 +8,9 @@ from hypothesis import strategies as st
 
 from emulator.errors import UserError
 from emulator.traffic.rnic import Rnic, RnicConfig
-from emulator.vocab import TC_BULK, TC_CTS
 from emulator.vocab.pfc import build_pfc
 
-from .helpers import DATA_OPS, opcode_of, pair
+from .helpers import DATA_OPS, opcode_of, pair, pause_lists
 
 
 @pytest.mark.parametrize("num_qps", [1, 4])
@@ -79,15 +78,7 @@ def test_frames_for_others_and_unknown_qps_are_counted() -> None:
 
 @settings(max_examples=25, deadline=None)
 @given(
-    pauses=st.lists(
-        st.tuples(
-            st.sampled_from(["a", "b"]),
-            st.integers(0, 400_000),
-            st.sampled_from([TC_BULK, TC_CTS]),
-            st.integers(0, 3000),
-        ),
-        max_size=8,
-    ),
+    pauses=pause_lists(400_000, 3000, 8),
     num_qps=st.integers(1, 4),
 )
 def test_random_pfc_storms_never_lose_or_stall(pauses, num_qps) -> None:
