@@ -10,7 +10,6 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from emulator import speedups
 from emulator.target.codegen import CodeGen, hexint
 from emulator.target.errors import ProgramError
 from emulator.target.externs import CounterArray, Meter, MeterArray, RegisterArray
@@ -77,7 +76,7 @@ class CompiledProgram:
         parsers = need(doc, "parsers", "the program")
         if not parsers:
             raise ProgramError("BMv2 JSON: the program has no parser")
-        self.parser = Parser(cg, parsers[0], ac, speedups.enabled("FASTPARSE"))
+        self.parser = Parser(cg, parsers[0], ac)
         self.checksums = Checksums(cg, doc.get("checksums", []), self.calculations)
         self.field_lists = {
             int(fl["id"]): [
@@ -209,9 +208,7 @@ class CompiledProgram:
             tname = str(target) if mt == "valid" else f"{target[0]}.{target[1]}"
             keys.append(KeyField(kname, mt, width, tname))
             srcs.append(src)
-        key = f"({''.join(s + ', ' for s in srcs)})"
-        keyfn = cg.function(cg.fresh("key_"), "f", [f"return {key}"])
-        cg.bodies[keyfn] = (key, *srcs)  # fastmatch computes the key (or its parts) in place
+        keyfn = cg.function(cg.fresh("key_"), "f", [f"return ({''.join(s + ', ' for s in srcs)})"])
         actions = {self._action(i).name: self._action(i) for i in t.get("action_ids", [])}
         profile = None
         if t.get("type", "simple") in ("indirect", "indirect_ws"):
