@@ -42,6 +42,22 @@ def with_pfc_thresholds(topo: ResolvedTopology, config: FabricConfig) -> FabricC
     return dataclasses.replace(config, pfc=pfc)
 
 
+def with_lag_headroom(topo: ResolvedTopology, config: FabricConfig, lag_ns: float) -> FabricConfig:
+    """``config`` for devices that may react ``lag_ns`` late (the Mininet runtime): the
+    PFC thresholds derived as usual, the queue depth raised to hold the lag
+    (:func:`pfc_headroom.lag_depth`). An explicit queue depth, or PFC off, is kept as is:
+    without PFC, drops at the target's depth are what the scenario studies."""
+    if not config.pfc.enabled or config.queue_depth is not None:
+        return config
+    from emulator.target.tm import DEFAULT_QUEUE_DEPTH
+
+    config = with_pfc_thresholds(topo, config)
+    xoff = config.pfc.xoff
+    assert xoff is not None  # with_pfc_thresholds derived it
+    depth = pfc_headroom.lag_depth(topo, config.pfc.mtu, xoff, lag_ns)
+    return dataclasses.replace(config, queue_depth=max(DEFAULT_QUEUE_DEPTH, depth))
+
+
 class FabricController:
     """Owns the routing state of every switch of one topology."""
 

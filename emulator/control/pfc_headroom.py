@@ -39,6 +39,9 @@ PFC_FRAME = 64 + 20  # a PFC frame with preamble and inter-frame gap
 #: 80 us at 400 Gb/s = 62,500 quanta; at 10 Mb/s MIN_QUANTA (51 ms) is already longer.
 MIN_PAUSE_NS = 80_000
 MIN_QUANTA = 1000  # 51 ms at 10 Mb/s (the scaled-down fabrics)
+#: how late an emulated device may react on Mininet (process scheduling on shared cores):
+#: the headroom :func:`lag_depth` adds to the queues there (about 1.6x the worst lag seen)
+PROCESS_LAG_NS = 100_000_000
 
 
 @dataclass(frozen=True)
@@ -74,11 +77,9 @@ def pause_quanta(rate_bps: float) -> int:
     return min(0xFFFF, max(MIN_QUANTA, need))
 
 
-def derive(topo: Any, mtu: int, depth: int, response_ns: float = 0) -> PfcThresholds:
-    """XOFF/XON (packets) for every switch of resolved topology ``topo``.
-
-    ControlError when ``depth`` cannot hold the headroom: it names the depth needed.
-    """
+def overshoot(topo: Any, mtu: int, response_ns: float = 0) -> tuple[int, str]:
+    """(packets, switch): the worst sum, over one switch's ports but one, of what those
+    neighbours may still deliver after a pause, and the switch where it is worst."""
     worst, where = 0, ""
     for sw in topo.switches:
         room = [headroom_pkts(p.rate_bps, p.delay_ns, mtu, response_ns) for p in sw.ports]
@@ -88,6 +89,29 @@ def derive(topo: Any, mtu: int, depth: int, response_ns: float = 0) -> PfcThresh
         over = max(total - r for r in room)
         if over > worst:
             worst, where = over, sw.name
+    return worst, where
+
+
+def lag_depth(topo: Any, mtu: int, xoff: int, lag_ns: float) -> int:
+    """A queue depth that keeps XOFF at ``xoff`` and holds what every other port may still
+    deliver when the devices react ``lag_ns`` late (``response_ns`` = ``lag_ns``).
+
+    Why: on Mininet the switches and RNICs are processes sharing the machine's cores. A
+    switch that is not scheduled for a while finds a backlog in its sockets when it runs
+    again; those frames were sent before it could see its queue cross XOFF, so they are
+    the emulation's "cable" and need headroom like the real one (measured: up to ~75
+    frames, ~60 ms at 10 Mb/s, above XOFF on a spine of two_rack_4spine with 14 processes
+    on 2 cores; the derived depth of 64 then dropped in ~1 of 3 lossless runs)."""
+    worst, _ = overshoot(topo, mtu, lag_ns)
+    return xoff + worst
+
+
+def derive(topo: Any, mtu: int, depth: int, response_ns: float = 0) -> PfcThresholds:
+    """XOFF/XON (packets) for every switch of resolved topology ``topo``.
+
+    ControlError when ``depth`` cannot hold the headroom: it names the depth needed.
+    """
+    worst, where = overshoot(topo, mtu, response_ns)
     xoff = depth - worst
     if xoff < 2:
         raise ControlError(

@@ -16,7 +16,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from emulator.control import FabricConfig, FabricController, PfcConfig
+from emulator.control import FabricConfig, FabricController, PfcConfig, pfc_headroom
+from emulator.control.controller import with_lag_headroom
 from emulator.control.live import LiveController
 from emulator.errors import UserError
 from emulator.plan.compat import incompatibility
@@ -116,7 +117,11 @@ def build_plan(
     with at_key(path, "switch.program"):
         program = compile_file(resolve_path(Path(path), sc.switch.program))
     with at_key(path, "switch"):
-        ctl = FabricController(topo, fabric_config(sc))
+        config = fabric_config(sc)
+        if runtime == "mininet":  # processes on shared cores react late: deeper queues
+            config = with_lag_headroom(topo, config, pfc_headroom.PROCESS_LAG_NS)
+            log.info("mininet: queue depth %s packets (PFC lag headroom)", config.queue_depth)
+        ctl = FabricController(topo, config)
     extra: tuple[SwitchOp, ...] = ()
     if sc.switch.queue_rate_pps:
         extra = (SetQueueRate(sc.switch.queue_rate_pps),)
