@@ -15,6 +15,8 @@ DEFAULTS = {
     "FLOWCACHE": False,  # target/flowcache.py: the megaflow-style decision cache
     "REPLAY": False,  # target/framereplay.py: whole-switch replay (opt-in: docs/target.md)
     "FASTMATCH": True,  # target/fastmatch.py: table nodes specialised to their entries
+    "FASTACTIONS": True,  # target/fastmatch.py: straight-line actions inlined (implies FASTMATCH)
+    "FASTPARSE": True,  # target/parsefuse.py: a loop-free parser as one function
     "LAZYSAMPLE": True,  # runtime/virtual/lazysample.py: samples filled in on change
     "FASTHOP": True,  # runtime/virtual/fasthop.py, target/tm_fast.py: hop plumbing inlined
     "FASTFRAME": True,  # traffic/framing_fast.py: RNIC frames from per-QP templates
@@ -36,6 +38,11 @@ def enabled(name: str) -> bool:
     if os.environ.get(ALL_OFF, "").strip().lower() in _OFF:
         return False
     return DEFAULTS[name]
+
+
+def turned_off(name: str) -> bool:
+    """Whether ``FABEMU_<name>`` itself turns speed-up ``name`` off (not just FABEMU_FAST=0)."""
+    return os.environ.get(f"FABEMU_{name}", "").strip().lower() in _OFF
 
 
 def environment(on: bool) -> dict[str, str]:

@@ -116,6 +116,11 @@ class CodeGen:
             "_ifb": int.from_bytes,
         }
         self.sources: list[str] = []  # every generated function, for inspection and tests
+        #: straight-line action function -> its body lines (fastmatch inlines them)
+        self.bodies: dict[Any, tuple[str, ...]] = {}
+        #: an extern call's source -> (register or counter array, method, (its name here,
+        #: index source, value or length source)): fastmatch's inlined bodies do it in place
+        self.externs: dict[str, tuple[Any, str, tuple[str, str, str]]] = {}
         self._n = 0
         self._consts: dict[int, str] = {}
 

@@ -22,16 +22,20 @@ from __future__ import annotations
 
 import ast
 import functools
+import re
 import types
 from collections.abc import Callable
 from typing import Any
 
+from emulator.target import inline as inlining
 from emulator.target.tables import ActionSpec, Entry, Group, Member, Table
 
 PREFIX = "_fm_"  # names this module puts in the generated-code namespace
 EXIT = "!exit"  # "next node" of an entry without an action: the pipeline ends
 MAX_LINES = 160  # source lines of one generated function that runs nodes inline
 MAX_SHAPES = 64  # fused code kept for this many (program, table shapes)
+MAX_DISPATCH = 4  # a table's straight-line actions inlined after a lookup, at most
+_USES_D = re.compile(r"\bd\[")  # an action body reading its action data
 #: (program sources, table shapes) -> the fused node functions' code
 _FUSED: dict[tuple[Any, ...], list[types.CodeType]] = {}
 Result = tuple[Callable[..., Any], tuple[int, ...], Any]  # (action fn, data, next node)
@@ -53,11 +57,12 @@ def specialisable(table: Table) -> bool:
     return not table.with_counters and table.meter_factory is None and table.meter_slot is None
 
 
-def attach(program: Any) -> FastTables | None:
+def attach(program: Any, inline: bool = False) -> FastTables | None:
     """Specialised nodes for ``program``, or None when its control flow is not made of the
-    generated nodes this module knows (it then runs as compiled)."""
+    generated nodes this module knows (it then runs as compiled); ``inline``: straight-line
+    actions run inline in the fused nodes instead of being called (``FASTACTIONS``)."""
     try:
-        return FastTables(program)
+        return FastTables(program, inline)
     except KeyError:  # a node or key function missing from the namespace: leave it alone
         return None
 
@@ -65,8 +70,13 @@ def attach(program: Any) -> FastTables | None:
 class FastTables:
     """The specialised table nodes of one compiled program (see the module doc)."""
 
-    def __init__(self, program: Any) -> None:
+    def __init__(self, program: Any, inline: bool = False) -> None:
         self.program = program
+        self.inline = inline
+        self.plain = False
+        #: a decision cache or replay records runs of this program: it watches the externs
+        #: (only while it records), so inlined bodies must call them (set by the switch)
+        self.watched = False
         self.ns: dict[str, Any] = program.cg.ns
         names = _original_nodes(self.ns)
         self.dirty = True
@@ -97,8 +107,12 @@ class FastTables:
         self.watch_changes()
         self.ns[PREFIX + "exit"] = _compile(self.ns, PREFIX + "exit", "f, p, d", ["return True"])
         self.ns[PREFIX + "go"] = _compile(self.ns, PREFIX + "go", "f, p, d", ["return False"])
-        program.ingress = self._trampoline("ingress", names, program.ingress)
-        program.egress = self._trampoline("egress", names, program.egress)
+        ingress = self._entries("ingress", names, program.ingress)
+        egress = self._entries("egress", names, program.egress)
+        #: "ingress"/"egress" -> a function running that pipeline (rebuilding first if
+        #: needed) without a trampoline step: what the switch calls when nothing wraps it
+        self.runners = {"ingress": ingress[1], "egress": egress[1]}
+        program.ingress, program.egress = ingress[0], egress[0]
 
     def _chain(self, prev: Callable[[], None]) -> Callable[[], None]:
         def changed() -> None:
@@ -113,10 +127,12 @@ class FastTables:
         for owner in (*self.tables.values(), *self.program.profiles.values()):
             owner.changed = self._chain(owner.changed)
 
-    def _trampoline(self, which: str, names: dict[int, str], start: Any) -> Any:
-        """A first node that rebuilds if needed, then returns the pipeline's real first node."""
+    def _entries(self, which: str, names: dict[int, str], start: Any) -> tuple[Any, Any]:
+        """(a first node that rebuilds if needed, then returns the pipeline's real first
+        node; ``run(that node, f, p)`` in one function), or (None, None) without that
+        pipeline."""
         if start is None:
-            return None
+            return None, None
         first = names[id(start)]
         ns = self.ns
 
@@ -125,8 +141,13 @@ class FastTables:
                 self.rebuild()
             return ns[first]
 
-        begin.__name__ = f"{which}_start"
-        return begin
+        def run_pipeline(f: list[int], p: Any) -> None:
+            node = (begin(f, p) if self.dirty else ns[first])(f, p)
+            while node is not None:
+                node = node(f, p)
+
+        begin.__name__, run_pipeline.__name__ = f"{which}_start", f"run_{which}"
+        return begin, run_pipeline
 
     # -- building --------------------------------------------------------------------------
 
@@ -134,6 +155,10 @@ class FastTables:
         """Regenerate every specialised node from the tables' current entries."""
         self.dirty = False
         self.rebuilds += 1
+        #: externs done in place in inlined bodies (no decision cache watches them)
+        self.plain = self.inline and not self.watched and inlining.externs_plain(self.program.cg)
+        if self.plain:
+            inlining.install(self.program.cg, PREFIX)
         ns = self.ns
         fast = {n: t for n, t in self.tables.items() if specialisable(t) and not _empty_group(t)}
         nexts = {n: self._next_names(t, *self.links[n]) for n, t in fast.items()}
@@ -174,10 +199,17 @@ class FastTables:
         The code depends only on the program and each table's shape, so the switches of a
         fabric share it (``_FUSED``)."""
         shape = tuple(
-            (n, bool(t.entries), t.kind, t.profile is None, tuple(sorted(map(str, nexts[n]))))
+            (
+                n,
+                bool(t.entries),
+                t.kind,
+                t.profile is None,
+                tuple(sorted(map(str, nexts[n]))),
+                self._inlined(t),
+            )
             for n, t in fast.items()
         )
-        key = (self.sources, shape)
+        key = (self.sources, self.inline, self.plain, shape)
         codes = _FUSED.get(key)
         if codes is None:
             codes = _FUSED[key] = self._fused_code(fast, nexts)
@@ -185,6 +217,13 @@ class FastTables:
                 del _FUSED[next(iter(_FUSED))]
         for code in codes:
             exec(code, self.ns)  # generated from node names and the program's own tests
+
+    def _inlined(self, table: Table) -> str | None:
+        """The name of the action an entry-less table's node runs inline (part of its
+        shape: the fused code depends on it), or None."""
+        if table.entries or table.profile is not None or self._body(table.default) is None:
+            return None
+        return table.default.action.fn.__name__  # type: ignore[union-attr]
 
     def _fused_code(
         self, fast: dict[str, Table], nexts: dict[str, set[str | None]]
@@ -231,36 +270,92 @@ class FastTables:
             then = self._emit(yes, fast, nexts, budget, exits)
             other = self._emit(no, fast, nexts, budget, exits)
             return [f"if {test}:", *["    " + line for line in then], *other]
-        lines, done = self._part(name, fast[name])
-        budget[0] -= len(lines)
+        lines, done, cost = self._part(name, fast[name])
+        budget[0] -= cost
         if len(nexts[name]) == 1:
             (follow,) = nexts[name]
             return lines + self._emit(follow, fast, nexts, budget, exits)
         exits.update(nexts[name] - {EXIT})
         return [*lines, done]
 
-    def _part(self, name: str, table: Table) -> tuple[list[str], str]:
-        """Source of running node ``name`` up to choosing the next node, and the line that
-        returns the next node."""
+    def _part(self, name: str, table: Table) -> tuple[list[str], str, int]:
+        """Source of running node ``name`` up to choosing the next node, the line that
+        returns the next node, and the lines counted against the budget (inlined action
+        bodies too: fewer nodes per function, less code duplicated after conditionals,
+        cheaper to compile at a rebuild)."""
         r = f"{PREFIX}{name}"
         if not table.entries and table.profile is None:
-            return [f"if {r}_m[0](f, p, {r}_m[1]):", "    return None"], f"return {r}_m[2]"
+            body = self._body(table.default)
+            if body is not None:
+                pre = [f"d = {r}_m[1]"] if _USES_D.search("\n".join(body)) else []
+                return [*pre, *body], f"return {r}_m[2]", 2 + len(body)
+            lines = [f"if {r}_m[0](f, p, {r}_m[1]):", "    return None"]
+            return lines, f"return {r}_m[2]", 2
         if not table.entries:
             lines = [f"r = {r}_m"]
+        elif self._lpm1(table):  # the prefix lengths' dicts, longest first, in place
+            lines = [
+                f"v = {self._key(name, table, 1)}",
+                f"for s, dd in {r}_lv:",
+                "    r = dd.get(v >> s)",
+                "    if r is not None:",
+                "        break",
+                "else:",
+                f"    r = {r}_m",
+            ]
         else:
-            key = f"{self.keyfn[name]}(f)"
+            key = self._key(name, table)
             find = f"{r}_d.get({key})" if table.kind == "exact" else f"{r}_d.get({r}_lookup({key}))"
             lines = [f"r = {find}", "if r is None:", f"    r = {r}_m"]
         if table.profile is not None:  # an action selector group: pick its member
             lines += ["if r[0] is None:", f"    r = r[1][{r}_sel(f, p) % len(r[1])]"]
-        return [*lines, "if r[0](f, p, r[1]):", "    return None"], "return r[2]"
+        run = self._dispatch(table)
+        return [*lines, *run], "return r[2]", len(lines) + len(run)
+
+    def _key(self, name: str, table: Table, part: int = 0) -> str:
+        """Source of node ``name``'s lookup key (``part`` 0) or of its ``part``-th field
+        (from 1): the key function's expressions in place (``FASTACTIONS``), else a call."""
+        body = self.program.cg.bodies.get(table.keyfn) if self.inline else None
+        if body and len(body) > part:
+            return body[part]
+        return f"{self.keyfn[name]}(f)" + (f"[{part - 1}]" if part else "")
+
+    def _lpm1(self, table: Table) -> bool:
+        """True for an LPM table on one key field (looked up in place when inlining)."""
+        return self.inline and table.kind == "lpm" and len(table.keys) == 1
+
+    def _body(self, e: Entry | None) -> list[str] | None:
+        """The inlinable body of entry ``e``'s action (``exit``: the node returns None), or
+        None when it is not a plain straight-line action (or inlining is off)."""
+        if not self.inline or e is None or e.ref is not None or e.action is None:
+            return None
+        return self._fn_body(e.action.fn)
+
+    def _fn_body(self, fn: Any) -> list[str] | None:
+        return inlining.action_body(self.program.cg, fn, self.plain, PREFIX)
+
+    def _dispatch(self, table: Table) -> list[str]:
+        """Run the action of result ``r``: its body inlined when it is one of the table's
+        straight-line actions, else a call."""
+        call = ["if r[0](f, p, r[1]):", "    return None"]
+        if not self.inline:
+            return call
+        bodies = [(a.fn.__name__, self._fn_body(a.fn)) for a in table.actions.values()]
+        known = [(n, b) for n, b in bodies if b is not None][:MAX_DISPATCH]
+        if not known:
+            return call
+        out = ["a = r[0]", "d = r[1]"]
+        for i, (fname, body) in enumerate(known):
+            out += [f"{'if' if i == 0 else 'elif'} a is {fname}:", *["    " + ln for ln in body]]
+        return [*out, "elif a(f, p, d):", "    return None"]
 
     def _results(self, name: str, table: Table) -> None:
         """The namespace constants of node ``name``: its miss result and entry results."""
         r = f"{PREFIX}{name}"
         hit, miss, by_action = self.links[name]
         if table.profile is not None:
-            self.ns[f"{r}_sel"] = table.profile.selector
+            sel = table.profile.selector
+            self.ns[f"{r}_sel"] = getattr(sel, "h", sel)  # a Calculation: its generated function
         d = table.default
         if d is None:
             self.ns[f"{r}_m"] = (
@@ -275,6 +370,11 @@ class FastTables:
             self.ns[f"{r}_d"] = {
                 e.match: self._result(e, nxt, by_action, table) for e in table.entries.values()
             }
+        elif self._lpm1(table):  # as Table.lookup: (v >> shift,) per length, longest first
+            self.ns[f"{r}_lv"] = [
+                (shift, {k[0]: self._result(e, nxt, by_action, table) for k, e in d.items()})
+                for _plen, shift, d in table._levels
+            ]
         else:
             self.ns[f"{r}_lookup"] = table.lookup
             self.ns[f"{r}_d"] = {

@@ -14,6 +14,7 @@ write flushes. ``FABEMU_FLOWCACHE=0`` turns it off. docs/target.md has the whole
 from __future__ import annotations
 
 import random
+import struct
 import types
 from collections.abc import Callable
 from operator import itemgetter
@@ -87,6 +88,8 @@ def uncacheable_reason(ns: dict[str, Any]) -> str | None:
             continue  # generated code: watched through f and p
         if isinstance(obj, types.MethodType) and isinstance(obj.__self__, Table):
             continue
+        if isinstance(getattr(obj, "__self__", None), struct.Struct):
+            continue  # a parser's header unpacker (target/unpack.py): reads only its arguments
         if any(obj == k for k in _KNOWN_FUNCS):
             continue
         return f"{name} is a {type(obj).__name__} the decision cache cannot watch"

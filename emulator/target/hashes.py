@@ -7,6 +7,7 @@ multiple of 8). See ../shared/BMV2-FACTS.md.
 
 from __future__ import annotations
 
+import struct
 import sys
 import zlib
 from collections.abc import Callable, Iterable
@@ -90,11 +91,28 @@ _CRC16_ARC_TABLE = _table(CRC16_ARC)
 _LITTLE = sys.byteorder == "little"
 
 
+@cache
+def _crc16_words() -> tuple[int, ...]:
+    """CRC-16/ARC two bytes at a time: the state after XORing a little-endian 16-bit word
+    into the register, then two byte steps with zero input (built on first use, ~10 ms)."""
+    t = _CRC16_ARC_TABLE
+    once = [(v >> 8) ^ t[v & 0xFF] for v in range(65536)]
+    return tuple([(v >> 8) ^ t[v & 0xFF] for v in once])
+
+
+@cache
+def _le_words(nbytes: int) -> Callable[[bytes], tuple[int, ...]]:
+    """Reads the little-endian 16-bit words of the first ``nbytes`` (rounded down) bytes."""
+    return struct.Struct(f"<{nbytes // 2}H").unpack_from
+
+
 def crc16(data: bytes) -> int:
-    """CRC-16/ARC, BMv2's ``crc16`` (a per-packet hot path: table bound once)."""
-    value, table = 0, _CRC16_ARC_TABLE
-    for byte in data:
-        value = (value >> 8) ^ table[(value ^ byte) & 0xFF]
+    """CRC-16/ARC, BMv2's ``crc16`` (a per-packet hot path: two bytes per step)."""
+    value, words, n = 0, _crc16_words(), len(data)
+    for word in _le_words(n)(data):
+        value = words[value ^ word]
+    if n & 1:
+        value = (value >> 8) ^ _CRC16_ARC_TABLE[(value ^ data[n - 1]) & 0xFF]
     return value
 
 

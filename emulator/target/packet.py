@@ -15,44 +15,28 @@ PKT_INSTANCE_TYPE_RESUBMIT = 6
 
 
 class Pkt:
-    """A packet in flight: raw bytes, parse cursor, payload and pending v1model requests."""
+    """A packet in flight: raw bytes, parse cursor, payload and pending v1model requests.
 
-    __slots__ = (
-        "buf",
-        "clone_fl",
-        "clone_session",
-        "digest",
-        "digest_receiver",
-        "exit",
-        "f",
-        "full",
-        "ingress_length",
-        "n",
-        "off",
-        "origin",
-        "payload",
-        "recirc_fl",
-        "resubmit_fl",
-        "truncate",
-    )
+    The requests and flags live on the class until a packet sets its own (no ``__slots__``:
+    a new packet writes five attributes, not sixteen; this is per packet, per switch)."""
+
+    payload = b""
+    exit = False
+    clone_session: int | None = None
+    clone_fl: int | None = None
+    resubmit_fl: int | None = None
+    recirc_fl: int | None = None
+    digest: int | None = None
+    digest_receiver = 0
+    truncate = 0
+    origin: Any = None  # framereplay: the ingress outcome replayed instead of parsing
+    full = True  # False: f holds metadata only, not the parsed header fields
 
     def __init__(self, buf: bytes, f: list[int]) -> None:
         self.buf = buf
-        self.n = len(buf)
+        self.n = self.ingress_length = len(buf)
         self.off = 0
         self.f = f
-        self.payload = b""
-        self.exit = False
-        self.clone_session: int | None = None
-        self.clone_fl: int | None = None
-        self.resubmit_fl: int | None = None
-        self.recirc_fl: int | None = None
-        self.digest: int | None = None
-        self.digest_receiver = 0
-        self.truncate = 0
-        self.ingress_length = len(buf)
-        self.origin: Any = None  # framereplay: the ingress outcome replayed instead of parsing
-        self.full = True  # False: f holds metadata only, not the parsed header fields
 
     def look(self, bit_offset: int, width: int) -> int:
         """``lookahead``: ``width`` bits starting ``bit_offset`` bits past the cursor."""

@@ -10,36 +10,41 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from emulator.target import hashes
+from emulator.target import parsefuse, unpack
+from emulator.target.calculations import Calculation, Checksums
 from emulator.target.codegen import CodeGen, ParserErrorSignal, hexint
 from emulator.target.errors import ProgramError
 from emulator.target.packet import Pkt
+from emulator.target.parsefuse import case_lines
 from emulator.target.primitives import ActionCompiler
 from emulator.target.program import HeaderInfo
 from emulator.target.union_stacks import extract_plan
 
+__all__ = ["Calculation", "Checksums", "Deparser", "Parser", "emit_vl", "extract_vl"]
+
 MAX_PARSER_STEPS = 4096  # a parser looping without consuming input stops with ParserTimeout
 
 
-def _extract_lines(h: HeaderInfo, base: str, too_short: int) -> list[str]:
+def _ret(target: str) -> list[str]:
+    return [f"return {target}"]
+
+
+def _extract_lines(h: HeaderInfo, base: str, too_short: int, cg: CodeGen) -> list[str]:
     nbits = h.nbits
     if nbits % 8:
         raise ProgramError(f"header {h.name} is {nbits} bits, not a whole number of bytes")
-    nbytes = nbits // 8
+    unpacker, fields = unpack.plan([width for _, width, _ in h.fields])
     lines = [
         "o = p.off",
-        f"e = o + {nbytes}",
+        f"e = o + {nbits // 8}",
         "if e > p.n:",
         f"    raise _PE({too_short})",
-        "x = _ifb(p.buf[o:e], _BIG)",
+        f"v = {cg.const(unpacker)}(p.buf, o)",
         "p.off = e",
     ]
-    shift = nbits
-    for i, (_, width, _) in enumerate(h.fields):
-        shift -= width
+    for i, (first, value) in enumerate(fields):
         slot = f"{base} + {i}" if not base.isdigit() else str(int(base) + i)
-        part = f"x >> {shift}" if shift else "x"
-        lines.append(f"f[{slot}] = {part} & {(1 << width) - 1}" if i else f"f[{slot}] = {part}")
+        lines += [first, f"f[{slot}] = {value}"] if first else [f"f[{slot}] = {value}"]
     valid = f"{base} + {len(h.fields)}" if not base.isdigit() else str(int(base) + len(h.fields))
     lines.append(f"f[{valid}] = 1")
     return lines
@@ -103,18 +108,19 @@ def emit_vl(f: list[int], h: HeaderInfo) -> bytes:
     return acc.to_bytes(total // 8, "big")
 
 
-def _emit_expr(h: HeaderInfo) -> str:
-    nbits, shift, parts = h.nbits, h.nbits, []
-    for i, (_, width, _) in enumerate(h.fields):
-        shift -= width
-        parts.append(f"(f[{h.base + i}] << {shift})" if shift else f"f[{h.base + i}]")
-    return f"({' | '.join(parts) or '0'}).to_bytes({nbits // 8}, _BIG)"
+def _emit_expr(h: HeaderInfo, cg: CodeGen) -> str:
+    """Source of header ``h``'s bytes: one precompiled struct pack of its fields."""
+    widths = [width for _, width, _ in h.fields]
+    packer, args = unpack.pack(widths, [f"f[{h.base + i}]" for i in range(len(widths))])
+    return f"{cg.const(packer)}({', '.join(args)})"
 
 
 class Parser:
     """One compiled ``parsers[]`` entry."""
 
-    def __init__(self, cg: CodeGen, doc: dict[str, Any], actions: ActionCompiler) -> None:
+    def __init__(
+        self, cg: CodeGen, doc: dict[str, Any], actions: ActionCompiler, fused: bool = False
+    ) -> None:
         self.cg, self.layout = cg, cg.layout
         errs = self.layout.errors
         self.too_short, self.no_match = errs["PacketTooShort"], errs["NoMatch"]
@@ -123,6 +129,8 @@ class Parser:
         self._install(cg)
         states = doc.get("parse_states", [])
         names = {str(s["name"]): cg.fresh("ps_") for s in states}
+        #: state name -> (its op and key lines, its cases): what parsefuse inlines
+        self.pieces: dict[str, tuple[list[str], list[tuple[str | None, str]]]] = {}
         for s in states:
             try:
                 self._compile_state(s, names, actions)
@@ -133,6 +141,9 @@ class Parser:
         if init not in names:
             raise ProgramError(f"BMv2 JSON: parser init_state {init!r} is not a parse state")
         self.start = cg.ns[names[init]]
+        #: the whole parser as one function (no state calls, no driver loop), or None
+        codes = (self.error_slot, self.too_short)
+        self.fused = parsefuse.fuse(cg, self.pieces, names[init], codes) if fused else None
         #: compiled state function -> its JSON (for framereplay's static look at a path)
         self.state_docs = {cg.ns[names[str(s["name"])]]: s for s in states}
 
@@ -141,12 +152,13 @@ class Parser:
         cg.ns["_xvl"] = extract_vl
 
     def _compile_state(self, s: dict[str, Any], names: dict[str, str], ac: ActionCompiler) -> None:
-        cg = self.cg
-        body = ["d = ()"]
+        ops: list[str] = []
         for op in s.get("parser_ops", []):
-            body += self._op(op, ac)
-        body += self._transitions(s, names)
-        cg.function(names[str(s["name"])], "f, p", body)
+            ops += self._op(op, ac)
+        key, cases = self._transitions(s, names)
+        name = names[str(s["name"])]
+        self.pieces[name] = ([*ops, *key], cases)
+        self.cg.function(name, "f, p", ["d = ()", *ops, *key, *case_lines(cases, _ret)])
 
     def _op(self, op: dict[str, Any], ac: ActionCompiler) -> list[str]:
         """The Python lines of one parser op."""
@@ -187,8 +199,11 @@ class Parser:
             raise ProgramError(f"unsupported parser op {kind!r}")
         return body
 
-    def _transitions(self, s: dict[str, Any], names: dict[str, str]) -> list[str]:
-        """The Python lines computing the transition key and returning the next state."""
+    def _transitions(
+        self, s: dict[str, Any], names: dict[str, str]
+    ) -> tuple[list[str], list[tuple[str | None, str]]]:
+        """The Python lines computing the transition key, and the cases: (condition source,
+        None for the default; the next state's name, "None" to accept)."""
         cg = self.cg
         body: list[str] = []
         key = s.get("transition_key", [])
@@ -211,7 +226,7 @@ class Parser:
                 shift -= width
                 terms.append(f"({src} << {shift})" if shift else src)
             body.append(f"k = {' | '.join(terms)}")
-        has_default = False
+        raw: list[tuple[str | list[int] | None, str]] = []  # a list: plain values, one test
         for t in s.get("transitions", []):
             nxt = t.get("next_state")
             target = "None" if nxt is None else names.get(str(nxt))
@@ -221,29 +236,41 @@ class Parser:
                 "default" if t.get("value") in (None, "default") else "hexstr"
             )
             if ttype == "default" or not parts:
-                body.append(f"return {target}")
-                has_default = True
-                break
+                raw.append((None, target))  # as BMv2: no case matches and no default ->
+                break  # accept, no error (case_lines ends with ``return None``)
             mask = hexint(t["mask"], "mask") if t.get("mask") is not None else None
-            if ttype == "hexstr":
+            if ttype == "hexstr" and mask is None:
                 value = hexint(t["value"], "transition value")
-                cond = f"(k & {mask}) == {value & mask}" if mask is not None else f"k == {value}"
+                last = raw[-1] if raw else None
+                if last is not None and isinstance(last[0], list) and last[1] == target:
+                    last[0].append(value)  # consecutive values to the same state
+                else:
+                    raw.append(([value], target))
+                continue
+            if ttype == "hexstr" and mask is not None:
+                value = hexint(t["value"], "transition value")
+                cond = f"(k & {mask}) == {value & mask}"
             elif ttype == "parse_vset":
                 vs = cg.const(cg.ns["_vsets"].setdefault(str(t["value"]), set()))
                 m = mask if mask is not None else (1 << sum(widths)) - 1
                 cond = f"any((k & {m}) == (v & {m}) for v in {vs})"
             else:
                 raise ProgramError(f"unsupported transition type {ttype!r}")
-            body += [f"if {cond}:", f"    return {target}"]
-        if not has_default:  # as BMv2: no case matches and no default -> accept, no error
-            body.append("return None")
-        return body
+            raw.append((cond, target))
+        cases = [(self._values(c) if isinstance(c, list) else c, t) for c, t in raw]
+        return body, cases
+
+    def _values(self, values: list[int]) -> str:
+        """The test of ``k`` against plain values (a set when there are several)."""
+        return (
+            f"k == {values[0]}" if len(values) == 1 else f"k in {self.cg.const(frozenset(values))}"
+        )
 
     def _extract(self, tv: dict[str, Any]) -> list[str]:
         h, base, pre, post = self._target(tv)
         if h.vl is not None:
             raise ProgramError(f"extract of {h.name} (varbit) needs a length (extract_VL)")
-        return [*pre, *_extract_lines(h, base, self.too_short), *post]
+        return [*pre, *_extract_lines(h, base, self.too_short, self.cg), *post]
 
     def _target(self, tv: dict[str, Any]) -> tuple[HeaderInfo, str, list[str], list[str]]:
         """Where an extract writes: (field layout, base slot source, statements before and
@@ -279,6 +306,9 @@ class Parser:
     def parse(self, f: list[int], p: Pkt, path: list[Any] | None = None) -> None:
         """Run the parser; on error set parser_error. Leaves the payload in ``p``;
         ``path``, if given, gets each state function run."""
+        if path is None and self.fused is not None:
+            self.fused(f, p)  # errors and the payload too
+            return
         state = self.start
         steps = 0
         try:
@@ -318,7 +348,7 @@ class Deparser:
 
     @staticmethod
     def _emit(cg: CodeGen, h: HeaderInfo) -> str:
-        return f"_evl(f, {cg.const(h)})" if h.vl is not None else _emit_expr(h)
+        return f"_evl(f, {cg.const(h)})" if h.vl is not None else _emit_expr(h, cg)
 
     def tail(self, f: list[int], p: Pkt, after: HeaderInfo | None) -> bytes:
         """Valid headers placed after ``after`` in deparse order, plus the payload."""
@@ -330,110 +360,3 @@ class Deparser:
                 seen = True
         out.append(p.payload)
         return b"".join(out)
-
-
-class Calculation:
-    """A named ``calculations[]`` entry: its input packer and hash algorithm."""
-
-    def __init__(self, cg: CodeGen, doc: dict[str, Any], deparser: Deparser | None) -> None:
-        self.name = str(doc.get("name"))
-        self.algo = str(doc.get("algo"))
-        self.inputs: list[dict[str, Any]] = list(doc.get("input", []))
-        if self.algo not in hashes.HASHES and self.algo != "random":
-            raise ProgramError(f"calculation {self.name}: unsupported algorithm {self.algo!r}")
-        self.params: hashes.CrcParams | None = None
-        self.deparser = deparser
-        layout = cg.layout
-        # Pack MSB-first into one integer, as hashes.pack_fields does (zero-pad on the right);
-        # fields of invalid headers are skipped, consecutive fields share one validity test.
-        groups: list[tuple[HeaderInfo | None, list[tuple[str, str]]]] = []
-        last: HeaderInfo | None = None
-        payload = False
-        for item in doc.get("input", []):
-            kind, value = item.get("type"), item.get("value")
-            if kind == "field":
-                slot, width, _ = layout.field(str(value[0]), str(value[1]))
-                h = layout.header(str(value[0]))
-                w = str(width)
-                if h.vl is not None and h.index.get(str(value[1])) == h.vl:
-                    w = f"f[{h.vl_len}]"
-                terms = [(f"f[{slot}]", w)]
-                last = h
-            elif kind == "hexstr":
-                width = int(item.get("bitwidth", 0))
-                terms = [(str(hexint(value, "calculation") & ((1 << width) - 1)), str(width))]
-                h = None
-            elif kind == "header":
-                h = layout.header(str(value))
-                terms = [(f"f[{h.base + i}]", str(w)) for i, (_, w, _) in enumerate(h.fields)]
-                last = h
-            elif kind == "payload":
-                payload = True
-                continue
-            else:
-                raise ProgramError(f"calculation {self.name}: unsupported input {kind!r}")
-            guard = None if h is None or h.metadata else h
-            if groups and groups[-1][0] is guard:
-                groups[-1][1].extend(terms)
-            else:
-                groups.append((guard, terms))
-        body = ["a = 0", "n = 0"]
-        for guard, terms in groups:
-            lines = [f"a = (a << {w}) | {v}" for v, w in terms]
-            lines.append(f"n += {' + '.join(w for _, w in terms)}")
-            if guard is None:
-                body += lines
-            else:
-                body += [f"if f[{guard.valid}]:", *["    " + ln for ln in lines]]
-        body += ["k = -n % 8", "x = (a << k).to_bytes((n + k) // 8, _BIG)"]
-        if payload:
-            me = cg.const(self)
-            body.append(f"return x + {me}.deparser.tail(f, p, {cg.const(last)})")
-        else:
-            body.append("return x")
-        self.data: Callable[[list[int], Pkt], bytes] = cg.function(cg.fresh("calc_"), "f, p", body)
-        # HashAlgorithm.random: a (seeded) random value instead of a hash, as BMv2 does
-        rng: Any = cg.ns.get("_rng")
-        self._hash = hashes.HASHES.get(self.algo) or (lambda _data: rng.getrandbits(32))
-
-    def __call__(self, f: list[int], p: Pkt) -> int:
-        """The hash of this calculation's input for the current packet."""
-        data = self.data(f, p)
-        if self.params is not None:
-            return hashes.crc(self.params, data)
-        return self._hash(data)
-
-
-class Checksums:
-    """``checksums[]``: verified after parsing, updated before deparsing."""
-
-    def __init__(self, cg: CodeGen, doc: list[dict[str, Any]], calcs: dict[str, Calculation]):
-        layout = cg.layout
-        self.verify_list, self.update_list = [], []
-        self.error_slot = layout.std["checksum_error"]
-        for c in doc:
-            target: Any = c.get("target")
-            slot, width, _ = layout.field(str(target[0]), str(target[1]))
-            calc = calcs.get(str(c.get("calculation")))
-            if calc is None:
-                raise ProgramError(f"checksum {c.get('name')}: unknown calculation")
-            cond = None
-            if c.get("if_cond") is not None:
-                cond = cg.function(cg.fresh("ck_"), "f, p", [f"return {cg.expr(c['if_cond'])}"])
-            item = (slot, (1 << width) - 1, calc, cond)
-            if c.get("verify", True):
-                self.verify_list.append(item)
-            if c.get("update", True):
-                self.update_list.append(item)
-
-    def verify(self, f: list[int], p: Pkt) -> None:
-        """Set ``checksum_error`` when a verified checksum does not match."""
-        for slot, mask, calc, cond in self.verify_list:
-            if (cond is None or cond(f, p)) and (calc(f, p) & mask) != f[slot]:
-                f[self.error_slot] = 1
-
-    def update(self, f: list[int], p: Pkt) -> None:
-        """Recompute every updated checksum into its target field."""
-        for slot, mask, calc, cond in self.update_list:
-            if cond is None or cond(f, p):
-                f[slot] = calc(f, p) & mask

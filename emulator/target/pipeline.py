@@ -10,6 +10,7 @@ import random
 from collections.abc import Callable
 from typing import Any
 
+from emulator import speedups
 from emulator.target.codegen import CodeGen, hexint
 from emulator.target.errors import ProgramError
 from emulator.target.externs import CounterArray, Meter, MeterArray, RegisterArray
@@ -76,7 +77,7 @@ class CompiledProgram:
         parsers = need(doc, "parsers", "the program")
         if not parsers:
             raise ProgramError("BMv2 JSON: the program has no parser")
-        self.parser = Parser(cg, parsers[0], ac)
+        self.parser = Parser(cg, parsers[0], ac, speedups.enabled("FASTPARSE"))
         self.checksums = Checksums(cg, doc.get("checksums", []), self.calculations)
         self.field_lists = {
             int(fl["id"]): [
@@ -208,7 +209,9 @@ class CompiledProgram:
             tname = str(target) if mt == "valid" else f"{target[0]}.{target[1]}"
             keys.append(KeyField(kname, mt, width, tname))
             srcs.append(src)
-        keyfn = cg.function(cg.fresh("key_"), "f", [f"return ({''.join(s + ', ' for s in srcs)})"])
+        key = f"({''.join(s + ', ' for s in srcs)})"
+        keyfn = cg.function(cg.fresh("key_"), "f", [f"return {key}"])
+        cg.bodies[keyfn] = (key, *srcs)  # fastmatch computes the key (or its parts) in place
         actions = {self._action(i).name: self._action(i) for i in t.get("action_ids", [])}
         profile = None
         if t.get("type", "simple") in ("indirect", "indirect_ws"):

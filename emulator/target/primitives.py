@@ -14,6 +14,7 @@ from typing import Any
 
 from emulator.target.codegen import CodeGen, HRef, lit
 from emulator.target.errors import ProgramError
+from emulator.target.externs import CounterArray, RegisterArray
 from emulator.target.program import StackInfo
 from emulator.target.union_stacks import union_copy, union_pop, union_push
 
@@ -91,7 +92,9 @@ class ActionCompiler:
         fname = self.cg.fresh("act_")
         if not any(p.get("op") in ("_jump", "_jump_if_zero") for p in prims):
             body = [ln for b in blocks for ln in b]
-            return self.cg.function(fname, "f, p, d", body)
+            fn = self.cg.function(fname, "f, p, d", body)
+            self.cg.bodies[fn] = tuple(body)
+            return fn
         body = ["pc = 0", f"while pc < {len(prims)}:"]
         for i, (prim, block) in enumerate(zip(prims, blocks)):
             body.append(f"    {'if' if i == 0 else 'elif'} pc == {i}:")
@@ -187,21 +190,33 @@ class ActionCompiler:
         """Counters, meters, registers, hashes and random numbers."""
         cg, std = self.cg, self.std
         if op == "count":
-            ctr = cg.const(self._obj(self.env.counters, ps[0], "counter"))
-            return [f"{ctr}.count({cg.expr(ps[1])}, f[{std['packet_length']}])"]
+            obj = self._obj(self.env.counters, ps[0], "counter")
+            name, idx, length = cg.const(obj), cg.expr(ps[1]), f"f[{std['packet_length']}]"
+            call = f"{name}.count({idx}, {length})"
+            if isinstance(obj, CounterArray):
+                cg.externs[call] = (obj, "count", (name, idx, length))
+            return [call]
         if op == "execute_meter":
             mtr = cg.const(self._obj(self.env.meters, ps[0], "meter"))
             return cg.assign(ps[2], f"{mtr}.execute({cg.expr(ps[1])}, f[{std['packet_length']}])")
         if op == "register_read":
-            reg = cg.const(self._obj(self.env.registers, ps[1], "register"))
-            return cg.assign(ps[0], f"{reg}.read({cg.expr(ps[2])})")
+            obj = self._obj(self.env.registers, ps[1], "register")
+            name, idx = cg.const(obj), cg.expr(ps[2])
+            call = f"{name}.read({idx})"
+            if isinstance(obj, RegisterArray):
+                cg.externs[call] = (obj, "read", (name, idx, ""))
+            return cg.assign(ps[0], call)
         if op == "register_write":
-            reg = cg.const(self._obj(self.env.registers, ps[0], "register"))
-            return [f"{reg}.write({cg.expr(ps[1])}, {cg.expr(ps[2])})"]
+            obj = self._obj(self.env.registers, ps[0], "register")
+            name, idx, value = cg.const(obj), cg.expr(ps[1]), cg.expr(ps[2])
+            call = f"{name}.write({idx}, {value})"
+            if isinstance(obj, RegisterArray):
+                cg.externs[call] = (obj, "write", (name, idx, value))
+            return [call]
         if op == "modify_field_with_hash_based_offset":
             calc = cg.const(self._obj(self.env.calculations, ps[2], "calculation"))
             base, size = cg.expr(ps[1]), cg.expr(ps[3])
-            return cg.assign(ps[0], f"({base} + {calc}(f, p) % ({size} or 1))")
+            return cg.assign(ps[0], f"({base} + {calc}.h(f, p) % ({size} or 1))")
         if op == "modify_field_rng_uniform":
             lo, hi = cg.expr(ps[1]), cg.expr(ps[2])
             return cg.assign(ps[0], f"_rng.randint(min({lo}, {hi}), max({lo}, {hi}))")

@@ -68,18 +68,22 @@ class Switch:
         self.log_lines: deque[str] = deque(maxlen=1000)
         self._log = log or self.log_lines.append
         self.program = CompiledProgram(program, self._now_us, seed, self._log)
-        self.fast = fastmatch.attach(self.program) if speedups.enabled("FASTMATCH") else None
+        inline = speedups.enabled("FASTACTIONS")  # inlines into FASTMATCH's nodes: implies it
+        fast = speedups.enabled("FASTMATCH") or (inline and not speedups.turned_off("FASTMATCH"))
+        self.fast = fastmatch.attach(self.program, inline) if fast else None
         self.replay = self._replay(program, flow_cache)
         self.caches = None if self.replay else self._caches(flow_cache)
         if self.fast is not None and (self.caches is not None or self.replay is not None):
             self.fast.watch_changes()  # the caches replaced the tables' change hooks
+            self.fast.watched = True  # ... and watch the externs while recording
         prog = self.program
         self._run_ingress: Callable[[list[int], Pkt], None] = (
-            self.caches.ingress.run if self.caches else partial(run, prog.ingress)
+            self.caches.ingress.run if self.caches else self._runner("ingress", prog.ingress)
         )
         self._run_egress: Callable[[list[int], Pkt], None] = (
-            self.caches.egress.run if self.caches else partial(run, prog.egress)
+            self.caches.egress.run if self.caches else self._runner("egress", prog.egress)
         )
+        self._parse: Callable[[list[int], Pkt], None] = prog.parser.fused or prog.parser.parse
         layout = self.program.layout
         self._template = layout.template
         self._std = layout.std
@@ -145,6 +149,12 @@ class Switch:
         if framereplay.replay_reason(self.program, doc) is not None:
             return None
         return FrameReplay(self.program, DROP_PORT)
+
+    def _runner(self, which: str, start: Any) -> Callable[[list[int], Pkt], None]:
+        """The function running pipeline ``which`` from ``start``: fastmatch's own runner
+        when it has one (no trampoline step), else ``run``."""
+        runner = self.fast.runners.get(which) if self.fast is not None else None
+        return runner or partial(run, start)
 
     def flush_caches(self) -> None:
         """Forget every cached pipeline outcome (after any control-plane change)."""
@@ -237,8 +247,8 @@ class Switch:
                 if preserved is None and self.replay is not None:
                     self.replay.ingress(f, p)
                 else:
-                    prog.parser.parse(f, p)
-                    prog.checksums.verify(f, p)
+                    self._parse(f, p)
+                    prog.checksums.verify_fn(f, p)
                     self._run_ingress(f, p)
             except P4AssertionFailure as exc:
                 return self._fail("assert_failures", f"ingress: {exc}", out)
@@ -360,7 +370,7 @@ class Switch:
             if f[self._s_espec] == DROP_PORT:
                 self.stats["dropped"] += 1
                 return None, clones, []
-            prog.checksums.update(f, p)
+            prog.checksums.update_fn(f, p)
             frame = prog.deparser.deparse(f, p)
         except P4AssertionFailure as exc:
             self._fail("assert_failures", f"egress: {exc}", [])

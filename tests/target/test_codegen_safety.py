@@ -27,6 +27,7 @@ VOCABULARY = set(keyword.kwlist) | {
     "off", "n", "buf", "payload", "exit", "clone_session", "clone_fl", "resubmit_fl",
     "recirc_fl", "digest", "digest_receiver", "truncate", "look", "append", "extend",
     "to_bytes", "count", "execute", "read", "write", "randint", "deparser", "tail", "join",
+    "h", "_h", "err", "code",
 }  # fmt: skip
 
 

@@ -85,6 +85,8 @@ def test_with_the_decision_cache(roce, monkeypatch: pytest.MonkeyPatch) -> None:
     both = leaf(program, commands, "1", monkeypatch, cache=True)
     none = leaf(program, commands, "0", monkeypatch, cache=False)
     assert both.fast is not None and both.caches is not None
+    both.fast.rebuild()  # outside a recorded run: the watchers are not in place now
+    assert not both.fast.plain  # the cache watches the externs: inlined bodies call them
     pkts = frames(100, 3)
     for frame in pkts + pkts:
         assert both.process(1, frame) == none.process(1, frame)
@@ -140,3 +142,59 @@ def test_unknown_control_flow_is_left_alone(roce) -> None:
         del program.cg.ns[name]
     assert attach(program) is None
     assert program.ingress is start  # untouched
+
+
+def _state(sw: Switch) -> tuple:
+    """Every register and counter of ``sw`` (what inlined actions must update alike)."""
+    regs = tuple((n, tuple(r.values)) for n, r in sorted(sw.registers.items()))
+    ctrs = tuple((n, tuple(c.packets), tuple(c.bytes)) for n, c in sorted(sw.counters.items()))
+    return regs, ctrs
+
+
+def test_inlined_actions_change_nothing(roce, monkeypatch: pytest.MonkeyPatch) -> None:
+    """FASTACTIONS (actions inlined into the fused nodes) vs FASTMATCH alone vs neither on
+    roce_fabric.p4: the same frames out and the same registers and counters; the fused
+    nodes test action identities (``a is act_N``) only when inlining."""
+    program, commands = roce
+    monkeypatch.setenv("FABEMU_FASTACTIONS", "1")
+    inline = leaf(program, commands, "1", monkeypatch)
+    monkeypatch.setenv("FABEMU_FASTACTIONS", "0")
+    called = leaf(program, commands, "1", monkeypatch)
+    plain = leaf(program, commands, "0", monkeypatch)
+    assert inline.fast is not None and inline.fast.inline
+    assert called.fast is not None and not called.fast.inline and plain.fast is None
+    for frame in frames(300, 4):
+        out = inline.process(1, frame)
+        assert out == called.process(1, frame) == plain.process(1, frame)
+    assert _state(inline) == _state(called) == _state(plain)
+    assert inline.fast.plain  # counters and registers were updated in place, not called
+    assert any(sum(packets) for _, packets, _ in _state(plain)[1])  # counters did count
+
+    def tests_actions(sw: Switch) -> bool:
+        codes = [sw.fast.ns[n].__code__ for n in sw.fast.starts]  # type: ignore[union-attr]
+        return any(name.startswith("act_") for c in codes for name in c.co_names)
+
+    assert tests_actions(inline) and not tests_actions(called)
+
+
+def test_inlined_exit_ends_the_pipeline(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A keyless table whose default action exits, inlined: the next table never runs."""
+    from .bmv2json import Program, assign, eth_ipv4_udp, fld, hexv, prim
+
+    p = Program()
+    eth_ipv4_udp(p)
+    port = fld("standard_metadata", "egress_spec")
+    out1 = p.action("out1", [], [assign(port, hexv(1))])
+    stop = p.action("stop", [], [assign(port, hexv(2)), prim("exit")])
+    out3 = p.action("out3", [], [assign(port, hexv(3))])
+    p.table(0, "first", [], [out1], out1, base_next="gate")
+    p.table(0, "gate", [], [stop, out3], stop, base_next="last")
+    p.table(0, "last", [], [out3], out3)
+    ports = {}
+    for inline in ("1", "0"):
+        monkeypatch.setenv("FABEMU_FASTACTIONS", inline)
+        sw = Switch(p.doc, tm=FifoTM(lambda: 0))
+        ports[inline] = [port for port, _ in sw.process(0, ipv4_udp())]
+        sw.cli("table_set_default gate out3")  # no exit now: "last" runs
+        ports[inline] += [port for port, _ in sw.process(0, ipv4_udp())]
+    assert ports["1"] == ports["0"] == [2, 3]
