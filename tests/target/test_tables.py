@@ -229,3 +229,36 @@ def test_handles_are_reused_lowest_first_like_bmv2():
     assert sw.cli("table_add t fwd 10.0.1.0 => 1").endswith("handle 0")
     assert sw.cli("table_add t fwd 10.0.1.1 => 1").endswith("handle 1")
     assert sw.cli("table_add t fwd 10.0.1.2 => 1").endswith("handle 3")
+
+
+@pytest.mark.parametrize(
+    ("kind", "first", "again", "other"),
+    [
+        ("exact", "10.1.1.1", "10.1.1.1", "10.1.1.2"),
+        ("lpm", "10.1.0.0/16", "10.1.0.0/16", "10.1.0.0/24"),
+        ("ternary", "10.1.1.1&&&255.255.0.0 => 3 7", "10.1.1.1&&&255.255.0.0 => 3 7",
+         "10.1.1.1&&&255.255.0.0 => 3 8"),  # same match, another priority: not a duplicate
+    ],
+)  # fmt: skip
+def test_duplicates_are_refused_until_deleted(
+    kind: str, first: str, again: str, other: str
+) -> None:
+    """The duplicate check (an index since a scan made big tables quadratic to program)
+    follows adds, deletes and clears."""
+    sw = make(one_table([(kind, ["ipv4", "dstAddr"], None)]))
+
+    def add(spec: str) -> str:
+        return sw.cli(f"table_add t fwd {spec if '=>' in spec else spec + ' => 3'}")
+
+    def refused(spec: str) -> None:
+        with pytest.raises(CliError, match="duplicate"):
+            add(spec)
+
+    assert "handle 0" in add(first)
+    refused(again)
+    assert "handle 1" in add(other)
+    sw.cli("table_delete t 0")
+    assert "handle 0" in add(again)  # gone from the index with the entry
+    sw.cli("table_clear t")
+    assert "handle" in add(first) and "handle" in add(other)
+    refused(other)
