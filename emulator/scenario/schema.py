@@ -98,7 +98,8 @@ class SwitchSettings(_Strict):
     ecn: EcnSettings = EcnSettings()
     cts_priority: bool = True
     priority_queues: Annotated[int, Field(ge=1, le=8)] = 8
-    queue_depth_pkts: Annotated[int, Field(ge=1)] | None = None  # None: target default (64)
+    #: None: the target default (64); on Mininet with PFC on, deeper for the processes' lag
+    queue_depth_pkts: Annotated[int, Field(ge=1)] | None = None
     queue_rate_pps: Annotated[float, Field(ge=0)] = 0.0
     control: ControlSettings = ControlSettings()
 
