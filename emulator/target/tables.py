@@ -12,7 +12,6 @@ Action selectors keep each group's members ordered by member handle and pick the
 from __future__ import annotations
 
 import bisect
-import contextlib
 import heapq
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -283,17 +282,11 @@ class Table:
         return (match, priority if self.needs_priority else 0)
 
     def _find(self, match: tuple[Any, ...], priority: int) -> Entry | None:
-        try:
-            return self._by_match.get(self._match_key(match, priority))
-        except TypeError:  # an unhashable spec (never normalised ones): look at each entry
-            for e in self.entries.values():
-                if e.match == match and (not self.needs_priority or e.priority == priority):
-                    return e
-            return None
+        """The entry ``add`` would duplicate (normalised specs are ints or int tuples)."""
+        return self._by_match.get(self._match_key(match, priority))
 
     def _index(self, e: Entry) -> None:
-        with contextlib.suppress(TypeError):  # unhashable: found by _find's scan
-            self._by_match[self._match_key(e.match, e.priority)] = e
+        self._by_match[self._match_key(e.match, e.priority)] = e
         if self.kind == "exact":
             self._exact[e.match] = e
         elif self.kind == "lpm":
