@@ -110,14 +110,11 @@ def test_incast_8_to_1_is_lossless_senders_stall_and_nothing_is_left() -> None:
     end = max(f.end_ns for f in res.flows)
     start = min(f.start_ns for f in res.flows)
     # the receiver's 10 Mb/s link is the bottleneck: 8 x 64 KiB take >= 419 ms
-    bottleneck_ns = 8 * SIZE * 8 / 10e6 * 1e9
-    assert end - start >= bottleneck_ns
+    assert end - start >= 8 * SIZE * 8 / 10e6 * 1e9
     for s in SENDERS:  # each gets ~1/8 of the link: its HCA waits for credits
         c = res.hosts[s]
         assert c["credit_stalls"] >= 1
-        # against the bottleneck's own time, not the run's: on a loaded machine the run
-        # stretches with the processes' CPU (once 800 ms, senders stalled 205 ms each)
-        assert c["credit_stalled_ns"] > 0.3 * bottleneck_ns
+        assert c["credit_stalled_ns"] > 0.3 * (end - start)
     limit = wire_limit(16384)
     for sw, st in stats.items():
         for port, pc in st["credits"].items():
