@@ -16,6 +16,12 @@ from .scn import ROOT, children, run
 pytestmark = pytest.mark.mininet
 
 RNIC = {"chunk_bytes": 16384, "rto_ms": 500}
+#: no CTS admission: the sender streams, so a cut always finds data on the wire. With CTS,
+#: a cut that also drops the grants (h2 -> h0 crosses the same link) can find the sender
+#: idle between granted chunks: it then loses only the receiver's few CTS and ACK packets
+#: (3-4 retransmissions in 2 of 6 runs, CI failure of d8fa4c7); streaming resent 143-161
+#: in 5 of 5.
+STREAMING = {**RNIC, "admission": False}
 SWITCH = {"program": str(ROOT / "p4/roce_fabric.p4"), "control": {"detection_delay_us": 50000}}
 
 
@@ -59,7 +65,7 @@ def test_a_link_failure_gets_the_retransmissions_of_its_own_window(tmp_path: Pat
         {"at_ms": 3000, "kind": "link_down", "link": ["rtsw0", "ctsw1"]},
     ]
     work = {"kind": "fat_flows", "pairs": [["h0", "h2"]], "size_bytes": 4 << 20}
-    out = run(tmp_path, faults=faults, rnic=RNIC, workload=work, runtime="mininet",
+    out = run(tmp_path, faults=faults, rnic=STREAMING, workload=work, runtime="mininet",
               duration_ms=30000, switch=SWITCH)  # fmt: skip
     r = out.result
     assert out.error is None, out.error
