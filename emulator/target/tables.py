@@ -304,6 +304,27 @@ class Table:
         else:
             bisect.insort(self._sorted, e, key=_rank)
 
+    def _unindex(self, e: Entry) -> None:
+        """Undo :meth:`_index` for one entry: a delete no longer rebuilds the whole index.
+
+        Normalised specs make every index key unique to its entry (LPM and ternary values
+        are masked: ``parse_match``, ``ops._key``), so removing ``e``'s keys leaves what
+        :meth:`_reindex` of the remaining entries would build (a test checks it)."""
+        del self._by_match[self._match_key(e.match, e.priority)]
+        if self.kind == "exact":
+            del self._exact[e.match]
+        elif self.kind == "lpm":
+            i = self.lpm_index
+            value, plen = e.match[i]
+            for n, (lvl_plen, shift, d) in enumerate(self._levels):
+                if lvl_plen == plen:
+                    del d[(*e.match[:i], value >> shift, *e.match[i + 1 :])]
+                    if not d:
+                        del self._levels[n]
+                    break
+        else:  # ranks (priority, handle) are unique: the entry is where its rank is
+            del self._sorted[bisect.bisect_left(self._sorted, _rank(e), key=_rank)]
+
     def _reindex(self) -> None:
         self._exact, self._levels, self._sorted, self._by_match = {}, [], [], {}
         for e in self.entries.values():
@@ -335,10 +356,10 @@ class Table:
         self.changed()
         if self.immutable:
             raise CliError(f"table {self.name} has const entries and cannot be modified")
-        self.entry(handle)
+        e = self.entry(handle)
         del self.entries[handle]
         self._handles.release(handle)
-        self._reindex()
+        self._unindex(e)
 
     def clear(self) -> None:
         """Remove every entry."""

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from emulator.target.errors import CliError
 from emulator.target.switch import Switch
@@ -262,3 +266,78 @@ def test_duplicates_are_refused_until_deleted(
     sw.cli("table_clear t")
     assert "handle" in add(first) and "handle" in add(other)
     refused(other)
+
+
+def _index_state(t):
+    """A table's lookup index, comparable: exact dict, LPM levels, ternary order, dup index."""
+    return (
+        dict(t._exact),
+        [(plen, shift, dict(d)) for plen, shift, d in t._levels],
+        [e.handle for e in t._sorted],
+        {k: e.handle for k, e in t._by_match.items()},
+    )
+
+
+KEYS = {
+    "exact": [("exact", ["ipv4", "protocol"], None), ("exact", ["ipv4", "dstAddr"], None)],
+    "lpm": [("exact", ["ipv4", "protocol"], None), ("lpm", ["ipv4", "dstAddr"], None)],
+    "ternary": [("ternary", ["ipv4", "dstAddr"], None)],
+}
+
+
+def _churn(kind: str, ops: list[tuple[bool, int, int, int]]) -> tuple[int, int]:
+    """Apply adds and deletes to a fresh table of ``kind``; after each, the index must equal
+    a rebuild from the remaining entries, lookups included. (adds, deletes) that went in."""
+    sw = make(one_table(KEYS[kind]))
+    t = sw.tables["MyIngress.t"]
+    handles: list[int] = []
+    adds = deletes = 0
+    for is_add, proto, plen, pick in ops:
+        addr = (10 << 24) | (proto << 16) | (pick << 8)
+        if is_add or not handles:
+            match = {
+                "exact": f"{proto} {addr}",
+                "lpm": f"{proto} {addr}/{plen}",
+                "ternary": f"{addr}&&&{(0xFFFFFFFF << (32 - plen)) & 0xFFFFFFFF}",
+            }[kind]
+            prio = f" {pick}" if kind == "ternary" else ""
+            try:
+                text = sw.cli(f"table_add t fwd {match} => {proto + 1}{prio}")
+            except CliError as exc:
+                assert "duplicate" in str(exc)
+                continue  # refused, nothing changed
+            handles.append(int(text.rsplit("handle", 1)[1]))
+            adds += 1
+        else:
+            sw.cli(f"table_delete t {handles.pop(pick % len(handles))}")
+            deletes += 1
+        now = _index_state(t)
+        probes = [(p, (10 << 24) | (p << 16) | (pick << 8)) for p in range(4)]
+        probes = [k[1:] for k in probes] if kind == "ternary" else probes
+        found = [t.lookup(k) for k in probes]
+        t._reindex()
+        assert _index_state(t) == now
+        assert [t.lookup(k) for k in probes] == found
+    return adds, deletes
+
+
+OP = st.tuples(st.booleans(), st.integers(0, 3), st.integers(0, 32), st.integers(0, 40))
+
+
+@settings(max_examples=60, deadline=None)
+@given(kind=st.sampled_from(sorted(KEYS)), ops=st.lists(OP, max_size=40))
+def test_delete_leaves_the_index_a_rebuild_would_build(kind: str, ops: list) -> None:
+    """Deleting an entry updates the index in place (a rebuild made it O(table size))."""
+    _churn(kind, ops)
+
+
+@pytest.mark.parametrize("kind", sorted(KEYS))
+def test_long_churn_keeps_the_index_of_a_rebuild(kind: str) -> None:
+    """400 seeded adds and deletes per kind, most of them taking effect."""
+    rng = random.Random(7)
+    ops = [
+        (rng.random() < 0.6, rng.randrange(4), rng.randrange(8, 33), rng.randrange(41))
+        for _ in range(400)
+    ]
+    adds, deletes = _churn(kind, ops)
+    assert adds > 100 and deletes > 80, (adds, deletes)
