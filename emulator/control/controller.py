@@ -22,6 +22,7 @@ from emulator.control.render import command_lines, repair_ops, switch_ops
 from emulator.control.routes import LinkId, NextHop, SwitchRoutes, compute_routes, links_between
 from emulator.control.state import ProgramState
 from emulator.target.ops import SwitchOp, to_text
+from emulator.target.tm import DEFAULT_QUEUE_DEPTH
 from emulator.topology import ResolvedTopology
 
 
@@ -34,8 +35,6 @@ def with_pfc_thresholds(topo: ResolvedTopology, config: FabricConfig) -> FabricC
         fastest = max((p.rate_bps for s in topo.switches for p in s.ports), default=10e9)
         pfc = dataclasses.replace(pfc, quanta=pfc_headroom.pause_quanta(fastest))
     if pfc.xoff is None:
-        from emulator.target.tm import DEFAULT_QUEUE_DEPTH
-
         depth = config.queue_depth or DEFAULT_QUEUE_DEPTH
         t = pfc_headroom.derive(topo, pfc.mtu, depth, pfc.response_ns)
         pfc = dataclasses.replace(pfc, xoff=t.xoff, xon=t.xon)
@@ -49,8 +48,6 @@ def with_lag_headroom(topo: ResolvedTopology, config: FabricConfig, lag_ns: floa
     without PFC, drops at the target's depth are what the scenario studies."""
     if not config.pfc.enabled or config.queue_depth is not None:
         return config
-    from emulator.target.tm import DEFAULT_QUEUE_DEPTH
-
     config = with_pfc_thresholds(topo, config)
     xoff = config.pfc.xoff
     assert xoff is not None  # with_pfc_thresholds derived it

@@ -142,7 +142,8 @@ class Checksums:
 
     def __init__(self, cg: CodeGen, doc: list[dict[str, Any]], calcs: dict[str, Calculation]):
         layout = cg.layout
-        self.verify_list, self.update_list = [], []
+        #: (target slot, mask, calculation, condition) of every updated checksum (framereplay)
+        self.update_list: list[tuple[int, int, Calculation, Any]] = []
         self.error_slot = layout.std["checksum_error"]
         verify: list[str] = []
         update: list[str] = []
@@ -159,7 +160,6 @@ class Checksums:
             item = (slot, (1 << width) - 1, calc, cond)
             value = f"({cg.const(calc)}.h(f, p) & {(1 << width) - 1})"
             if c.get("verify", True):
-                self.verify_list.append(item)
                 ok = [f"if {value} != f[{slot}]:", f"    f[{self.error_slot}] = 1"]
                 verify += ok if test is None else [f"if {test}:", *["    " + ln for ln in ok]]
             if c.get("update", True):

@@ -285,15 +285,20 @@ class Table:
         """The entry ``add`` would duplicate (normalised specs are ints or int tuples)."""
         return self._by_match.get(self._match_key(match, priority))
 
+    def _lpm_slot(self, e: Entry) -> tuple[int, int, tuple[int, ...]]:
+        """(prefix length, shift, key) of LPM entry ``e`` in its level's dict: the LPM
+        field shifted right past the prefix, the other fields as they are."""
+        i = self.lpm_index
+        value, plen = e.match[i]
+        shift = self.keys[i].width - plen
+        return plen, shift, (*e.match[:i], value >> shift, *e.match[i + 1 :])
+
     def _index(self, e: Entry) -> None:
         self._by_match[self._match_key(e.match, e.priority)] = e
         if self.kind == "exact":
             self._exact[e.match] = e
         elif self.kind == "lpm":
-            i = self.lpm_index
-            value, plen = e.match[i]
-            shift = self.keys[i].width - plen
-            key = (*e.match[:i], value >> shift, *e.match[i + 1 :])
+            plen, shift, key = self._lpm_slot(e)
             for lvl_plen, _shift, d in self._levels:
                 if lvl_plen == plen:
                     d[key] = e
@@ -314,11 +319,10 @@ class Table:
         if self.kind == "exact":
             del self._exact[e.match]
         elif self.kind == "lpm":
-            i = self.lpm_index
-            value, plen = e.match[i]
-            for n, (lvl_plen, shift, d) in enumerate(self._levels):
+            plen, _shift, key = self._lpm_slot(e)
+            for n, (lvl_plen, _s, d) in enumerate(self._levels):
                 if lvl_plen == plen:
-                    del d[(*e.match[:i], value >> shift, *e.match[i + 1 :])]
+                    del d[key]
                     if not d:
                         del self._levels[n]
                     break

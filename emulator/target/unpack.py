@@ -69,7 +69,7 @@ def _fields(widths: list[int], value: str) -> list[str]:
             out.append("0")
             continue
         part = f"({value} >> {shift})" if shift else value
-        out.append(part if i == 0 or (len(widths) == 1) else f"{part} & {(1 << width) - 1}")
+        out.append(part if i == 0 else f"{part} & {(1 << width) - 1}")  # top bits: no mask
     return out
 
 
