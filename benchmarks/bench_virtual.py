@@ -37,7 +37,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from emulator import speedups
+from emulator import native, speedups
 from emulator.control import FabricConfig, FabricController
 from emulator.measure.results import RunMeta
 from emulator.p4c import compile_file
@@ -293,6 +293,8 @@ def main() -> int:
         flagship_cli(args.repeat, args.tree.resolve(), not args.no_bytecode)
         return 0
     prog = compile_file(str(PROGRAM))
+    st = native.status()  # compiled modules or not: benchmarks/bench_native.py compares
+    print(f"data path: {st.state} ({st.detail})")
     print(
         f"{'case':<26}{'fast':>6}{'start s':>9}{'run s':>8}{'hops':>9}{'hops/s':>9}"
         f"{'hops/cpu-s':>11}{'virt ms':>9}{'x real':>8}{'ratio':>7}"

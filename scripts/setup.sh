@@ -7,7 +7,7 @@
 #
 # Supported: Debian 12, Ubuntu 24.04 (as root, or with sudo). A second run changes nothing:
 # packages already present are not reinstalled, and the virtualenv is rebuilt only when
-# pyproject.toml changed.
+# pyproject.toml changed, and the compiled data path (emulator/native) only when its sources did.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -47,7 +47,7 @@ fi
 
 # --- system packages --------------------------------------------------------------------
 PKGS=(mininet iproute2 iputils-ping tcpdump tshark opensm ibsim-utils infiniband-diags
-      iperf ethtool graphviz python3-venv python3-dev ca-certificates curl gpg)
+      iperf ethtool graphviz python3-venv python3-dev gcc libc6-dev ca-certificates curl gpg)
 BMV2_PKGS=(p4lang-bmv2 p4lang-p4c)
 
 missing_pkgs() {
@@ -62,6 +62,7 @@ if [ "$CHECK_ONLY" -eq 1 ]; then
   status=0
   [ "${#MISSING[@]}" -eq 0 ] || { say "missing packages: ${MISSING[*]}"; status=1; }
   [ -x "$VENV/bin/fabemu" ] || { say "missing virtualenv $VENV"; status=1; }
+  [ -x "$VENV/bin/python" ] && say "compiled data path: $("$VENV/bin/python" -m emulator.native status 2>/dev/null || echo unknown)"
   [ "$status" -eq 0 ] && say "all present"
   exit "$status"
 fi
@@ -110,4 +111,18 @@ else
   "$VENV/bin/python" -m pip install -q -e "$ROOT[dev,cluster]"  # cluster: Ray, for sweeps (and their tests)
   echo "$want" > "$STAMP"
 fi
+# --- the compiled data path (emulator/native: mypyc) --------------------------------------
+# Rebuilt only when a compiled module's source changed; a failed build is not fatal (fabemu
+# then runs interpreted, as fast as before the build existed).
+native="$("$VENV/bin/python" -m emulator.native status 2>/dev/null || true)"
+case "$native" in
+  compiled:*) say "compiled modules up to date" ;;
+  off:*) say "compiled modules turned off (FABEMU_NATIVE=0)" ;;
+  *)
+    say "compiling the data path with mypyc (~30 s; ${native%%:*})"
+    "$VENV/bin/python" -m emulator.native build >/dev/null 2>"$VENV/native-build.log" \
+      && say "compiled modules built" \
+      || say "warning: the compiled build failed (see $VENV/native-build.log); fabemu runs interpreted"
+    ;;
+esac
 say "done: activate with 'source $VENV/bin/activate' or call $VENV/bin/fabemu"

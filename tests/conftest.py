@@ -24,6 +24,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
+def pytest_report_header(config: pytest.Config) -> str:
+    """Say which data path the tests exercise: compiled (emulator/native) or interpreted."""
+    from emulator import native
+
+    st = native.status()
+    return f"fabemu data path: {st.state} ({st.detail})"
+
+
 def _missing_for(marker: str) -> str | None:
     """Why tests with ``marker`` cannot run here, or None when they can."""
     if marker in ("mininet", "root"):

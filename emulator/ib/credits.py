@@ -197,7 +197,7 @@ class CreditFabric:
             else:
                 gate = HostGate(rt.engine, ld, lc)
                 self.gates[ld.src] = gate
-                rt.hosts[ld.src].link = gate  # type: ignore[assignment]
+                rt.hosts[ld.src].link = gate
             ld.deliver = self._receiver(ld)
             ld.on_lost = functools.partial(self._on_lost, ld)
         for name, box in rt.boxes.items():

@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable, Iterator, Sized
 from dataclasses import dataclass, field
-from typing import NamedTuple, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from emulator.errors import UserError
 from emulator.target.flowcontrol import BLOCKED, FlowControl
@@ -47,7 +47,7 @@ class Dequeued(NamedTuple):
     A NamedTuple rather than a frozen dataclass: one is made per frame, and this is the
     cheaper immutable record to build."""
 
-    item: object
+    item: Any  # not ``object``: mypyc's NamedTuple support cannot resolve that name
     priority: int
     enq_timestamp_ns: int
     enq_qdepth: int

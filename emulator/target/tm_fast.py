@@ -19,7 +19,7 @@ operations, ``take`` against ``ready_time`` + ``dequeue``).
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from emulator.target.flowcontrol import BLOCKED
@@ -52,8 +52,11 @@ class FastTrafficManager(TrafficManager):
     """A traffic manager answering ``ready_time`` / ``dequeue`` with fewer calls, and
     counting PFC occupancy in place."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
+    def __init__(
+        self, clock: Callable[[], int], priority_queues: int = 1, *, serialize: bool = False
+    ) -> None:
+        # spelt out, not *args forwarded: mypyc (emulator/native) compiles this class
+        super().__init__(clock, priority_queues, serialize=serialize)
         gen = self.pfc_gen
         #: PFC generation's state, read in place: (port, class) -> counts; port -> XOFF/XON
         self._gen_state, self._gen_cfg = gen._state, gen._cfg

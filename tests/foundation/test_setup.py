@@ -41,6 +41,7 @@ def test_setup_check_reports_complete_install() -> None:
     res = _run(["bash", str(SETUP), "--check"])
     assert res.returncode == 0, res.stdout + res.stderr
     assert "all present" in res.stdout
+    assert "compiled data path: " in res.stdout  # emulator/native's state, reported
 
 
 def test_ci_runs_the_readme_test_command() -> None:

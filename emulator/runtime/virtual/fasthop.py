@@ -57,8 +57,8 @@ class FastLinkDir(LinkDir):
 
     __slots__ = ("_arrive_fn", "_heap", "_seq", "_ser")
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
+    def _prepare(self) -> None:
+        """The inlined ``send``'s state (run last in ``LinkDir.__init__``)."""
         self._arrive_fn = self._arrive
         self._heap, self._seq = self._engine.heap, self._engine.seq
         self._ser: dict[int, int] = {}  # frame length -> serialisation time (ns)
@@ -221,16 +221,49 @@ class FastPortTx(PortTx):
             heappush(self._heap, (busy, next(self._seq), self._wake_fn, busy))
 
 
+class FastQueueWatch(QueueWatch):
+    """A queue watch that fills the lazy sampler's track itself (see ``LazySampler``)."""
+
+    __slots__ = ("sampler", "tracks")
+
+    def __init__(self, sw: Any) -> None:
+        super().__init__(sw)
+        self.sampler: LazySampler | None = None
+        self.tracks: dict[tuple[int, int], _Track] = {}
+
+    def enqueued(self, port: int, priority: int, depth: int) -> None:
+        """As :meth:`QueueWatch.enqueued`."""
+        key = (port, priority)
+        s = self.sampler
+        if s is not None:
+            track = self.tracks.get(key)
+            if track is not None and track.filled != s.n:  # s._fill_queue(track, depth - 1)
+                track.depth.extend(array("q", [depth - 1]) * (s.n - track.filled))
+                track.filled = s.n
+        elif self.watch is not None:
+            self.watch(port, priority, depth - 1)
+        self.dirty.add(port)
+        if depth > self.active.get(key, 0):
+            self.active[key] = depth
+
+    def dequeued(self, port: int, priority: int, depth: int) -> None:
+        """As :meth:`QueueWatch.dequeued`."""
+        s = self.sampler
+        if s is not None:
+            track = self.tracks.get((port, priority))
+            if track is not None and track.filled != s.n:  # s._fill_queue(track, depth + 1)
+                track.depth.extend(array("q", [depth + 1]) * (s.n - track.filled))
+                track.filled = s.n
+        elif self.watch is not None:
+            self.watch(port, priority, depth + 1)
+
+
 class FastSwitchBox(SwitchBox):
     """A switch box with :class:`FastPortTx` transmitters, a cheaper ``flush`` and the
     ``FastTrafficManager``."""
 
     tm_class = FastTrafficManager
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.queues = FastQueueWatch(self.sw)
-        self.tm.observer = self.queues
+    queue_watch_class = FastQueueWatch
 
     def attach(self, port: int, link: LinkDir) -> None:
         """``link`` leaves this switch from ``port``."""
@@ -286,43 +319,6 @@ class FastSwitchBox(SwitchBox):
                 tx = txs.get(p)
                 if tx is not None:
                     tx.kick(t)
-
-
-class FastQueueWatch(QueueWatch):
-    """A queue watch that fills the lazy sampler's track itself (see ``LazySampler``)."""
-
-    __slots__ = ("sampler", "tracks")
-
-    def __init__(self, sw: Any) -> None:
-        super().__init__(sw)
-        self.sampler: LazySampler | None = None
-        self.tracks: dict[tuple[int, int], _Track] = {}
-
-    def enqueued(self, port: int, priority: int, depth: int) -> None:
-        """As :meth:`QueueWatch.enqueued`."""
-        key = (port, priority)
-        s = self.sampler
-        if s is not None:
-            track = self.tracks.get(key)
-            if track is not None and track.filled != s.n:  # s._fill_queue(track, depth - 1)
-                track.depth.extend(array("q", [depth - 1]) * (s.n - track.filled))
-                track.filled = s.n
-        elif self.watch is not None:
-            self.watch(port, priority, depth - 1)
-        self.dirty.add(port)
-        if depth > self.active.get(key, 0):
-            self.active[key] = depth
-
-    def dequeued(self, port: int, priority: int, depth: int) -> None:
-        """As :meth:`QueueWatch.dequeued`."""
-        s = self.sampler
-        if s is not None:
-            track = self.tracks.get((port, priority))
-            if track is not None and track.filled != s.n:  # s._fill_queue(track, depth + 1)
-                track.depth.extend(array("q", [depth + 1]) * (s.n - track.filled))
-                track.filled = s.n
-        elif self.watch is not None:
-            self.watch(port, priority, depth + 1)
 
 
 class FastHostBox(HostBox):

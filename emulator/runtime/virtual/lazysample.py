@@ -20,13 +20,27 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Sequence, Sized
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from emulator.runtime.virtual.links import LinkDir
-    from emulator.runtime.virtual.nodes import SwitchBox
+    from emulator.runtime.virtual.nodes import QueueWatch
+    from emulator.target.tm import TrafficManager
 
 QueueKey = tuple[int, int]  # (port, priority)
+
+
+class SampledBox(Protocol):
+    """What the sampler reads of a switch box (a ``SwitchBox``, or a test's stand-in)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def tm(self) -> TrafficManager: ...
+
+    @property
+    def queues(self) -> QueueWatch: ...
 
 
 class _Track:
@@ -43,7 +57,7 @@ class _Track:
 class LazySampler:
     """Periodic link-utilisation and queue-depth samples, computed when state changes."""
 
-    def __init__(self, links: Sequence[LinkDir], boxes: Sequence[SwitchBox]) -> None:
+    def __init__(self, links: Sequence[LinkDir], boxes: Sequence[SampledBox]) -> None:
         self.links = list(links)
         self.boxes = list(boxes)
         self.t_ns: array[int] = array("q")

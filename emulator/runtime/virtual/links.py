@@ -119,6 +119,11 @@ class LinkDir:
         #: told of every data frame the link loses (down, cut in flight, impaired): the IB
         #: credit accounts give its credits back as IBTA's ABR re-synchronisation does
         self.on_lost: Callable[[bytes], None] | None = None
+        self._prepare()
+
+    def _prepare(self) -> None:
+        """A subclass's own set-up, run last in ``__init__`` (so that it needs no
+        constructor of its own forwarding ``*args``, which mypyc's classes refuse)."""
 
     @property
     def name(self) -> str:

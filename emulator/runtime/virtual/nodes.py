@@ -18,7 +18,7 @@ time of every frame it sends (the link's own pacing; the TM runs with serialize=
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sized
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from emulator.runtime.virtual.links import MAC_CONTROL, LinkDir
 from emulator.target.switch import Switch
@@ -35,6 +35,22 @@ _IPV4 = EtherType.IPV4.to_bytes(2, "big")
 MAX_EGRESS_DROPS = 64  # frames one pump may see dropped by egress before yielding
 
 
+class WatchedSwitch(Protocol):
+    """What a :class:`QueueWatch` reads of its switch (a :class:`Switch`, or a test's stand-in)."""
+
+    @property
+    def tm(self) -> TrafficManager: ...
+
+    def is_copy(self, item: object) -> bool: ...
+
+
+class HostLink(Protocol):
+    """Where a host box sends its frames: its :class:`LinkDir`, or something in front of it
+    (the IB credit gate, ``emulator.ib.credits.HostGate``)."""
+
+    def send(self, frame: bytes, t: int) -> int: ...
+
+
 class QueueWatch:
     """The runtime's view of one switch's TM queues (its :class:`QueueObserver`).
 
@@ -46,7 +62,7 @@ class QueueWatch:
 
     __slots__ = ("_gauges", "active", "copy_drops", "dirty", "sw", "watch")
 
-    def __init__(self, sw: Switch) -> None:
+    def __init__(self, sw: WatchedSwitch) -> None:
         self.sw = sw
         self.dirty: set[int] = set()
         self.active: dict[tuple[int, int], int] = {}
@@ -158,6 +174,7 @@ class SwitchBox:
     """A built-in-target ``Switch`` with a transmitter per linked port."""
 
     tm_class: type[TrafficManager] = TrafficManager
+    queue_watch_class: type[QueueWatch] = QueueWatch
 
     def __init__(
         self,
@@ -180,7 +197,7 @@ class SwitchBox:
             seed=seed,
             tm=self.tm,
         )
-        self.queues = QueueWatch(self.sw)
+        self.queues = self.queue_watch_class(self.sw)
         self.tm.observer = self.queues
         self.tx: dict[int, PortTx] = {}
         self.pfc_rx = 0  # PFC frames received
@@ -257,7 +274,7 @@ class HostBox:
 
     def __init__(self, engine: Engine, name: str, nic: Rnic, ledger: Ledger) -> None:
         self.engine, self.name, self.nic, self.ledger = engine, name, nic, ledger
-        self.link: LinkDir | None = None
+        self.link: HostLink | None = None
         self.armed: int | None = None
 
     def on_frame(self, port: int, frame: bytes, t: int) -> None:
