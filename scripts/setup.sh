@@ -119,7 +119,7 @@ case "$native" in
   compiled:*) say "compiled modules up to date" ;;
   off:*) say "compiled modules turned off (FABEMU_NATIVE=0)" ;;
   *)
-    say "compiling the data path with mypyc (~30 s; ${native%%:*})"
+    say "compiling the data path with mypyc (~1 min; ${native%%:*})"
     "$VENV/bin/python" -m emulator.native build >/dev/null 2>"$VENV/native-build.log" \
       && say "compiled modules built" \
       || say "warning: the compiled build failed (see $VENV/native-build.log); fabemu runs interpreted"

@@ -1,10 +1,11 @@
 """Compiled (mypyc) builds of the virtual-time data path, loaded only while they are fresh.
 
-The hot per-packet modules (event engine, links, hop plumbing, the switch's traffic
-manager and packet loop, hashes, the RNICs' fast paths; ``MODULES``) can be compiled to C
-extension modules with mypyc (``python -m emulator.native build``, which
-``scripts/setup.sh`` runs). The builds live in ``_build/`` beside this file, never beside
-the sources, so an extension module cannot shadow source it was not built from:
+The hot per-packet modules (event engine, links, hop plumbing, samplers, the switch's
+traffic manager, the target's pipeline helpers and hashes, the RNICs and queue pairs;
+``MODULES``) can be compiled to C extension modules with mypyc (``python -m
+emulator.native build``, which ``scripts/setup.sh`` runs). The builds live in ``_build/``
+beside this file, never beside the sources, so an extension module cannot shadow source
+it was not built from:
 
     emulator/__init__.py --install()--> sys.meta_path[0] = _Finder
         import emulator.runtime.virtual.engine
@@ -42,6 +43,19 @@ MODULES: tuple[str, ...] = (
     "emulator.target.tm_fast",
     "emulator.target.hashes",
     "emulator.target.fastmatch",
+    "emulator.target.codegen",
+    "emulator.target.unpack",
+    "emulator.target.inline",
+    "emulator.target.pipeline",
+    "emulator.target.primitives",
+    "emulator.target.pfc_gen",
+    "emulator.target.packet",
+    "emulator.traffic.framing_fast",
+    "emulator.runtime.virtual.measure",
+    "emulator.traffic.qp",
+    "emulator.traffic.qp_fast",
+    "emulator.traffic.rnic",
+    "emulator.traffic.rnic_fast",
 )
 ENV = "FABEMU_NATIVE"
 PACKAGE_ROOT = Path(__file__).resolve().parents[2]  # the directory holding emulator/

@@ -144,6 +144,11 @@ class QueuePair:
         self.first_rx_ns: int | None = None
         self.last_rx_ns: int | None = None
         self.active = False
+        self._prepare()
+
+    def _prepare(self) -> None:
+        """A subclass's own set-up, run last in ``__init__`` (no ``*args`` forwarding
+        constructor: mypyc's classes refuse them, emulator/native)."""
 
     # ---------------------------------------------------------------- requester side
     def post(self, wr: WorkRequest) -> None:

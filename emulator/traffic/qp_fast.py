@@ -38,8 +38,8 @@ _crc32 = zlib.crc32
 class FastQueuePair(QueuePair):
     """A queue pair with an inlined ``next_frame`` (same frames, same state changes)."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
+    def _prepare(self) -> None:
+        """The inlined paths' state (run last in ``QueuePair.__init__``)."""
         self._rto_ns = self.p.rto_ns
 
     def _frame(self, transport: bytes) -> bytes:

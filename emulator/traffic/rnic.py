@@ -151,6 +151,11 @@ class Rnic:
             self.config.retry_cnt,
             self.config.ooo_window,
         )
+        self._prepare()
+
+    def _prepare(self) -> None:
+        """A subclass's own set-up, run last in ``__init__`` (no ``*args`` forwarding
+        constructor: mypyc's classes refuse them, emulator/native)."""
 
     # ---------------------------------------------------------------- setup
     def create_qp(

@@ -59,8 +59,8 @@ class FastRnic(Rnic):
 
     qp_class: type[QueuePair] = FastQueuePair
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
+    def _prepare(self) -> None:
+        """The inlined paths' state (run last in ``Rnic.__init__``)."""
         self._icrc: dict[bytes, int] = {}
         self._verify = self.config.verify_icrc
         self._link_bps = self.config.link_bps

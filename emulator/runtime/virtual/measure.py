@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING
 from emulator.vocab import UDP_PORT_ROCEV2, EtherType
 
 if TYPE_CHECKING:
+    from emulator.runtime.virtual.lazysample import SampledBox
     from emulator.runtime.virtual.links import LinkDir
-    from emulator.runtime.virtual.nodes import SwitchBox
 
 ROCE_PORT = UDP_PORT_ROCEV2.to_bytes(2, "big")
 IPV4 = EtherType.IPV4.to_bytes(2, "big")
@@ -82,7 +82,7 @@ class Ledger:
 class Sampler:
     """Periodic link-utilisation and queue-depth samples."""
 
-    def __init__(self, links: Sequence[LinkDir], boxes: Sequence[SwitchBox]) -> None:
+    def __init__(self, links: Sequence[LinkDir], boxes: Sequence[SampledBox]) -> None:
         self.links = list(links)
         self.boxes = list(boxes)
         self.t_ns: array[int] = array("q")
