@@ -8,6 +8,7 @@ headers (``python3-dev``).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -30,14 +31,11 @@ def _extensions(modules: Sequence[str], temp: Path, opt_level: str) -> list:  # 
     paths = [str(source_path(m)) for m in modules]
     config = PACKAGE_ROOT / "pyproject.toml"
     args = ([f"--config-file={config}"] if config.is_file() else []) + paths
-    cwd = Path.cwd()
-    os.chdir(temp)  # mypycify writes its C files under the working directory
-    try:
-        return mypycify(args, opt_level=opt_level, target_dir=str(temp / "c"))
+    try:  # in temp: mypycify writes its C files under the working directory
+        with contextlib.chdir(temp):
+            return mypycify(args, opt_level=opt_level, target_dir=str(temp / "c"))
     except SystemExit as exc:  # mypy reports type errors and exits
         raise BuildError(f"mypyc rejected the sources (exit {exc.code})") from exc
-    finally:
-        os.chdir(cwd)
 
 
 def build(modules: Sequence[str] = MODULES, out: Path = BUILD_DIR, opt_level: str = "3") -> Path:
@@ -57,14 +55,11 @@ def build(modules: Sequence[str] = MODULES, out: Path = BUILD_DIR, opt_level: st
         cmd.build_lib = str(lib)  # type: ignore[attr-defined]
         cmd.build_temp = str(temp / "obj")  # type: ignore[attr-defined]
         cmd.parallel = os.cpu_count() or 1  # type: ignore[attr-defined]
-        cwd = Path.cwd()
-        os.chdir(temp)
         try:
-            dist.run_command("build_ext")
+            with contextlib.chdir(temp):
+                dist.run_command("build_ext")
         except Exception as exc:  # distutils' CompileError, LinkError, ...
             raise BuildError(f"the C build failed: {exc}") from exc
-        finally:
-            os.chdir(cwd)
         files = {}
         for so in sorted(lib.rglob("*.so")):
             rel = so.relative_to(lib)

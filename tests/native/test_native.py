@@ -124,7 +124,7 @@ def _can_build() -> str | None:
         import mypyc  # noqa: F401
     except ImportError:
         return "mypyc is not installed (the dev extra)"
-    if os.environ.get(native.ENV, "").strip().lower() in ("0", "off", "false", "no"):
+    if native.check(native.BUILD_DIR, native.MODULES).state == "off":
         return f"{native.ENV}=0"
     return None
 
