@@ -9,7 +9,11 @@ that, so the medians of the per-pair ratios are the figures to quote. Cases: tho
 ``bench_virtual.py`` (hops per CPU second, default speed-ups) and the flagship's four
 variants through ``run_scenario`` (CPU seconds).
 
-    .venv/bin/python benchmarks/bench_native.py [--pairs 5] [--quick]
+    .venv/bin/python benchmarks/bench_native.py [--pairs 5] [--quick] [--tree OTHER]
+
+``--tree OTHER`` compares two builds instead: this tree's compiled modules against those
+of another checkout (its own ``python -m emulator.native build`` done, imported through
+``PYTHONPATH``), both compiled; the first column is then OTHER's.
 
 Needs the compiled build (``scripts/setup.sh`` or ``python -m emulator.native build``).
 """
@@ -44,7 +48,10 @@ def worker(quick: bool) -> None:
     cases = {
         label: (cfg, work) for label, cfg, work in bv.cases(compile_file(str(bv.PROGRAM)), quick)
     }
-    print(json.dumps({"state": native.status().state, "cases": [*cases, FLAGSHIP]}), flush=True)
+    import emulator
+
+    hello = {"state": native.status().state, "cases": [*cases, FLAGSHIP], "tree": emulator.__file__}
+    print(json.dumps(hello), flush=True)
     with tempfile.TemporaryDirectory() as tmp:
         for n, line in enumerate(sys.stdin):
             label = line.strip()
@@ -78,6 +85,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--pairs", type=int, default=5, help="pairs of runs per case")
     ap.add_argument("--quick", action="store_true", help="skip the 256-host fabric")
+    ap.add_argument("--tree", help="another checkout to compare with (compiled both)")
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.worker:
@@ -88,6 +96,8 @@ def main() -> int:
         for way, value in (("interpreted", "0"), ("compiled", "1")):
             cmd = [sys.executable, __file__, "--worker", *(["--quick"] if args.quick else [])]
             env = {**os.environ, "FABEMU_NATIVE": value}
+            if args.tree and way == "interpreted":  # the other checkout's build instead
+                env.update(FABEMU_NATIVE="1", PYTHONPATH=str(Path(args.tree).resolve()))
             workers[way] = subprocess.Popen(
                 cmd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
             )
@@ -95,11 +105,13 @@ def main() -> int:
         for way, proc in workers.items():
             assert proc.stdout is not None
             hello[way] = json.loads(_line(proc.stdout))
-        if hello["compiled"]["state"] != "compiled":
-            raise SystemExit(f"compiled worker ran {hello['compiled']['state']}: build it first")
-        print(
-            f"{'case':<24}{'interpreted':>12}{'compiled':>10}   ratio per pair (compiled faster > 1)"
-        )
+        for way in ("compiled", "interpreted") if args.tree else ("compiled",):
+            if hello[way]["state"] != "compiled":
+                raise SystemExit(f"a worker ran {hello[way]['state']}: build it first")
+        if args.tree:
+            print(f"other tree: {hello['interpreted']['tree']}; this: {hello['compiled']['tree']}")
+        first = "other tree" if args.tree else "interpreted"
+        print(f"{'case':<24}{first:>12}{'compiled':>10}   ratio per pair (compiled faster > 1)")
         for label in hello["compiled"]["cases"]:
             got: dict[str, list[float]] = {"interpreted": [], "compiled": []}
             for n in range(args.pairs):

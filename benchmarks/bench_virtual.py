@@ -11,8 +11,9 @@ the hot path. Cases (median of ``--repeat`` runs each):
 * ``flagship``: scenarios/fat_flow_collision.yaml, its four variants (lb x qps) through
   ``run_scenario`` (compile, deploy, run, results): CPU seconds for all four
 * ``--cli``: ``fabemu run`` of the flagship's four variants, each a new process (CPU s of
-  the children; ``--tree DIR``: another checkout's code; bytecode compiled first unless
-  ``--no-bytecode``); ``benchmarks/run_phases.py`` splits one such run into phases
+  the children; ``--tree DIR``: another checkout's code; ``--vs DIR``: that checkout
+  against ``--tree``, both with their defaults, taking turns; bytecode compiled first
+  unless ``--no-bytecode``); ``benchmarks/run_phases.py`` splits one such run into phases
 * ``--big``: 1,024 hosts (32 racks x 32 GPUs, 16 spines), 512 fat flows of 16 KiB, once,
   for its max RSS (run it alone: RSS is the process's peak)
 
@@ -230,43 +231,57 @@ def flagship(repeat: int) -> None:
     )
 
 
-def flagship_cli(repeat: int, tree: Path, bytecode: bool = True) -> None:
+def flagship_cli(repeat: int, tree: Path, bytecode: bool = True, vs: Path | None = None) -> None:
     """CPU seconds (children) of ``fabemu run`` of the flagship's four variants, each a new
     process as a user runs it (imports, compile, deploy, run, result.json and the HTML
     report), speed-ups off and on, interleaved; ``tree``: the checkout whose code runs.
 
-    ``bytecode``: compile ``tree``'s modules to ``__pycache__`` first, as a user's first run
+    ``vs``: instead of off and on, ``tree`` and the checkout ``vs`` with their defaults
+    (each its own compiled modules, if built), taking turns.
+    ``bytecode``: compile the trees' modules to ``__pycache__`` first, as a user's first run
     (or pip) does; without it, under ``PYTHONDONTWRITEBYTECODE`` every run recompiles them."""
     import subprocess
     import tempfile
 
+    arms = (
+        [("off", tree, "0"), ("on", tree, "1")]
+        if vs is None
+        else [(str(vs), vs, "1"), (str(tree), tree, "1")]
+    )
     if bytecode:
-        subprocess.run(
-            [sys.executable, "-m", "compileall", "-q", str(tree / "emulator")], check=True
-        )
-    cpu: dict[str, list[float]] = {"0": [], "1": []}
+        for t in {a[1] for a in arms}:
+            subprocess.run(
+                [sys.executable, "-m", "compileall", "-q", str(t / "emulator")], check=True
+            )
+    cpu: dict[str, list[float]] = {label: [] for label, _, _ in arms}
     with tempfile.TemporaryDirectory() as tmp:
-        # the compile cache starts empty: the first "on" run fills it
-        env = {"PYTHONPATH": str(tree), "FABEMU_STATE_DIR": f"{tmp}/s", "FABEMU_CACHE_DIR": tmp}
         for r in range(repeat):
-            for mode in ("0", "1"):
+            for label, code, mode in arms:
                 set_mode(mode)
+                # the compile cache starts empty for each tree: its first run fills it
+                env = {
+                    "PYTHONPATH": str(code),
+                    "FABEMU_STATE_DIR": f"{tmp}/s",
+                    "FABEMU_CACHE_DIR": f"{tmp}/cache-{arms.index((label, code, mode))}",
+                }
                 mode_env = {**os.environ, **env}
                 before = resource.getrusage(resource.RUSAGE_CHILDREN)
                 for i, ov in enumerate(FLAGSHIP_VARIANTS):
                     sets = [a for k, v in ov.items() for a in ("--set", f"{k}={v}")]
-                    out = f"{tmp}/{r}-{mode}-{i}"
+                    out = f"{tmp}/{r}-{mode}-{i}-{arms.index((label, code, mode))}"
                     cmd = [sys.executable, "-m", "emulator", "run", str(FLAGSHIP), "--out", out]
                     subprocess.run(  # cwd: not this checkout (``-m`` imports from cwd first)
                         [*cmd, *sets], env=mode_env, check=True, capture_output=True, cwd=tmp
                     )
                 after = resource.getrusage(resource.RUSAGE_CHILDREN)
                 used = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
-                cpu[mode].append(used)
-    off, on = statistics.median(cpu["0"]), statistics.median(cpu["1"])
-    print(
-        f"{'fabemu run flagship x4':<26}   off {off:8.2f} CPU s   on {on:8.2f} CPU s   ratio {off / on:.2f}"
-    )
+                cpu[label].append(used)
+                print(f"  round {r + 1}: {label}: {used:.2f} CPU s", flush=True)
+    (a, _, _), (b, _, _) = arms
+    ma, mb = statistics.median(cpu[a]), statistics.median(cpu[b])
+    pairs = ", ".join(f"{x / y:.2f}" for x, y in zip(cpu[a], cpu[b], strict=True))
+    print(f"fabemu run flagship x4: {a} {ma:.2f} CPU s, {b} {mb:.2f} CPU s (medians)")
+    print(f"ratio per round ({a} / {b}): {pairs} (median of medians {ma / mb:.2f})")
 
 
 def main() -> int:
@@ -283,6 +298,7 @@ def main() -> int:
     ap.add_argument(
         "--no-bytecode", action="store_true", help="--cli: don't compile the tree's .pyc first"
     )
+    ap.add_argument("--vs", type=Path, help="--cli: compare --tree with this checkout instead")
     args = ap.parse_args()
     global FLOWCACHE, REPLAY
     FLOWCACHE, REPLAY = args.flowcache, args.replay
@@ -290,7 +306,8 @@ def main() -> int:
         flagship(args.repeat)
         return 0
     if args.cli:
-        flagship_cli(args.repeat, args.tree.resolve(), not args.no_bytecode)
+        vs = args.vs.resolve() if args.vs else None
+        flagship_cli(args.repeat, args.tree.resolve(), not args.no_bytecode, vs)
         return 0
     prog = compile_file(str(PROGRAM))
     st = native.status()  # compiled modules or not: benchmarks/bench_native.py compares

@@ -50,6 +50,7 @@ MODULES: tuple[str, ...] = (
     "emulator.target.primitives",
     "emulator.target.pfc_gen",
     "emulator.target.packet",
+    "emulator.target.switch",
     "emulator.traffic.framing_fast",
     "emulator.runtime.virtual.measure",
     "emulator.traffic.qp",

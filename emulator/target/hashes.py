@@ -8,7 +8,6 @@ multiple of 8). See ../shared/BMV2-FACTS.md.
 from __future__ import annotations
 
 import struct
-import sys
 import zlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -88,7 +87,6 @@ def crc(params: CrcParams, data: bytes) -> int:
 
 
 _CRC16_ARC_TABLE = _table(CRC16_ARC)
-_LITTLE = sys.byteorder == "little"
 
 
 @cache
@@ -134,16 +132,17 @@ def identity(data: bytes) -> int:
 def csum16(data: bytes) -> int:
     """16-bit ones'-complement Internet checksum (RFC 1071), BMv2's ``csum16``.
 
-    The words are summed in C in the machine's byte order: a ones'-complement sum is
-    independent of byte order up to swapping the bytes of the result (RFC 1071 2(B)).
+    One big-integer remainder in C: 2**16 is 1 modulo 0xFFFF, so the bytes read as one
+    big-endian integer leave the same remainder as the sum of their 16-bit words, and
+    that remainder is the end-around-carry sum, except that a non-zero sum folds to
+    0xFFFF, never to 0.
     """
-    if len(data) % 2:
+    if len(data) & 1:
         data += b"\x00"
-    total = sum(memoryview(data).cast("H"))
-    while total >> 16:
-        total = (total & 0xFFFF) + (total >> 16)
-    if _LITTLE:
-        total = ((total & 0xFF) << 8) | (total >> 8)
+    whole = int.from_bytes(data, "big")
+    total = whole % 0xFFFF
+    if total == 0 and whole:
+        total = 0xFFFF
     return ~total & 0xFFFF
 
 

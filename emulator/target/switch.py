@@ -252,8 +252,8 @@ class Switch:
                     self._run_ingress(f, p)
             except P4AssertionFailure as exc:
                 return self._fail("assert_failures", f"ingress: {exc}", out)
-            except Exception as exc:  # never let a packet crash the switch
-                return self._fail("errors", f"ingress: {type(exc).__name__}: {exc}", out)
+            except Exception as err:  # never let a packet crash the switch (own name: mypyc)
+                return self._fail("errors", f"ingress: {type(err).__name__}: {err}", out)
             if p.clone_session is not None:
                 out += self._clone_i2e(port, frame, f, p)
             if p.digest is not None:
@@ -375,8 +375,8 @@ class Switch:
         except P4AssertionFailure as exc:
             self._fail("assert_failures", f"egress: {exc}", [])
             return None, clones, []
-        except Exception as exc:  # never let a packet crash the switch
-            self._fail("errors", f"egress: {type(exc).__name__}: {exc}", [])
+        except Exception as err:  # never let a packet crash the switch (own name: mypyc)
+            self._fail("errors", f"egress: {type(err).__name__}: {err}", [])
             return None, [], []
         if p.truncate and len(frame) > p.truncate:
             frame = frame[: p.truncate]

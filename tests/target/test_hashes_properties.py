@@ -1,4 +1,4 @@
-"""csum16 summed in C (machine byte order) equals RFC 1071's big-endian word loop."""
+"""csum16 (one big-integer remainder) equals RFC 1071's big-endian word loop."""
 
 from __future__ import annotations
 
@@ -30,3 +30,5 @@ def test_csum16_known_header() -> None:
     header = bytes.fromhex("450000730000400040110000c0a80001c0a800c7")
     assert hashes.csum16(header) == 0xB861
     assert hashes.csum16(b"\xff\xff" * 3) == 0 and hashes.csum16(b"") == 0xFFFF
+    # zero bytes sum to 0 (checksum 0xFFFF); an odd length is padded with a zero byte
+    assert hashes.csum16(b"\x00" * 5) == 0xFFFF and hashes.csum16(b"\x80\x00\x80") == 0xFFFE

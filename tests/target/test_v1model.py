@@ -130,7 +130,6 @@ class Clock:
 def sw():
     clock = Clock()
     s = Switch(flow_program(), clock=clock, tm=FifoTM(clock))
-    s.test_clock = clock
     for port in range(1, 6):
         s.add_port(port)
     return s
@@ -223,11 +222,11 @@ def test_digest_and_truncate(sw):
 def test_tm_path_fills_queue_metadata_and_priority(sw):
     sw.cli("table_add ti prio 0x0080 => 3 5")
     sw.cli("table_add te e_qmeta 0x0080 =>")
-    sw.test_clock.now = 1_000_000
+    sw.clock.now = 1_000_000
     assert sw.receive(1, frame(0x0080)) == [3]
     assert sw.receive(2, frame(0x0080)) == [3]
     assert sw.tm.ingress_ports == [1, 2]  # for switch-side PFC generation
-    sw.test_clock.now = 1_250_000
+    sw.clock.now = 1_250_000
     assert sw.transmit_ready(3) == 1_250_000
     first, second = sw.transmit(3), sw.transmit(3)
     assert sw.transmit(3) is None
