@@ -44,6 +44,21 @@ class LiveIbSubnet(IbSubnet):
             node, port = (lk.a, lk.a_port) if not self.topo.is_host(lk.a) else (lk.b, lk.b_port)
             cmd = "ReLink" if up else "Unlink"
             self.command(f'{cmd} "{node}"[{ib_port(self.topo, node, port)}]')
+        pair = frozenset((a, b))
+        self.cut = self.cut - {pair} if up else self.cut | {pair}
+
+    #: node pairs whose links are cut in the simulated fabric now
+    cut: frozenset[frozenset[str]] = frozenset()
+
+    def _sm_on_a_live_port(self) -> None:
+        """Put the SM on the first host whose link is not cut: with its own port down,
+        OpenSM waits for it and never sweeps (a cluster's standby SM takes over; the LIDs
+        stay, from guid2lid)."""
+        for host in self.topo.hosts:
+            if not any(host.name in pair for pair in self.cut):
+                self.sm_host = host.name
+                return
+        raise IbRoutingError("every host's link is cut: no port left for the subnet manager")
 
     #: sweeps where OpenSM fell back to another engine (ftree on a fabric that lost a link
     #: is no longer a fat tree: OpenSM routes it with minhop, as on a real cluster)
@@ -52,6 +67,8 @@ class LiveIbSubnet(IbSubnet):
     def sweep(self, opts: SmOptions) -> tuple[IbRouting, float]:
         """OpenSM once more (a full sweep of the current fabric); routing and wall seconds."""
         self._routed = False
+        self.keep_lids = True  # a re-sweep: the LIDs the run was programmed with stay
+        self._sm_on_a_live_port()
         t0 = time.monotonic()
         try:
             routing = self.route(opts)

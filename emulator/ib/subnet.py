@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import glob
 import itertools
-import logging
 import os
 import shutil
 import subprocess
@@ -36,7 +35,6 @@ from emulator.topology.resolve import ResolvedTopology
 
 #: executable -> Debian package that provides it
 TOOLS = {"ibsim": "ibsim-utils", "opensm": "opensm", "ibroute": "infiniband-diags"}
-_log = logging.getLogger("fabemu.ib")
 UMAD2SIM_GLOB = "/usr/lib/*/umad2sim/libumad2sim.so"
 _READY = "Network simulator ready"
 _counter = itertools.count()
@@ -100,6 +98,10 @@ class IbSubnet:
         self.state: RunState | None = None
         self.ibsim: subprocess.Popen[bytes] | None = None
         self._routed = False
+        #: the host whose HCA port OpenSM and ibroute use (umad2sim's ``SIM_HOST``)
+        self.sm_host = topo.hosts[0].name
+        #: keep OpenSM's guid2lid between runs (a re-sweep keeps the LIDs, as a real SM)
+        self.keep_lids = False
 
     def env(self, preload: bool = True) -> dict[str, str]:
         """Environment of every process attached to this simulated fabric."""
@@ -108,7 +110,7 @@ class IbSubnet:
             IBSIM_SOCKNAME=self.sock,
             OSM_CACHE_DIR=str(self.dir),
             OSM_TMP_DIR=str(self.dir),
-            SIM_HOST=self.topo.hosts[0].name,
+            SIM_HOST=self.sm_host,
         )
         if preload:
             env["LD_PRELOAD"] = self.tools["umad2sim"]
@@ -161,7 +163,9 @@ class IbSubnet:
         if self._routed:
             raise IbRoutingError("this ibsim subnet was already routed; start a new IbSubnet")
         self._routed = True
-        for stale in ("guid2lid", "opensm-subnet.lst"):
+        for stale in (
+            ("opensm-subnet.lst",) if self.keep_lids else ("guid2lid", "opensm-subnet.lst")
+        ):
             (self.dir / stale).unlink(missing_ok=True)
         log = self.dir / f"opensm-{opts.engine}.log"
         cmd = [self.tools["opensm"], "-o", "-R", opts.engine, "-l", str(opts.lmc)]
@@ -176,13 +180,9 @@ class IbSubnet:
             sm.kill()
             sm.wait()
             raise IbRoutingError(f"OpenSM did not finish in {opts.timeout_s}s; log {log}") from None
-        text = log.read_text(errors="replace")
-        used = _engine_used(text)
-        if swept_before_signal(rc, text) and used == opts.engine:
-            # the sweep was done (LFTs set, SUBNET UP) before a signal ended OpenSM on its
-            # way out (seen ~1 in 10 re-sweeps with ibsim); the read-back checks the switches
-            _log.warning("OpenSM (%s) ended by signal %d after SUBNET UP; reading back", used, -rc)
-            return self._read_back(opts)
+        used = _engine_used(log.read_text(errors="replace"))
+        if rc < 0:  # not OpenSM's doing: someone stopped it (a teardown, a user)
+            raise IbRoutingError(f"OpenSM ({opts.engine}) was killed by signal {-rc}; log {log}")
         if rc != 0 or used != opts.engine:
             raise IbRoutingError(
                 f"OpenSM ({opts.engine}) exited {rc}, routed with {used or 'nothing'}; "
@@ -221,11 +221,6 @@ class IbSubnet:
             self.state = None
         if self._own_dir and not failed:
             shutil.rmtree(self.dir, ignore_errors=True)
-
-
-def swept_before_signal(rc: int, log: str) -> bool:
-    """Whether OpenSM was ended by a signal (``rc`` < 0) after its log said SUBNET UP."""
-    return rc < 0 and any(line.rstrip().endswith("SUBNET UP") for line in log.splitlines())
 
 
 def _engine_used(log: str) -> str | None:

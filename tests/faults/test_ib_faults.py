@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from emulator.faults.ib_resweep import LiveIbSubnet, lft_diff, lft_handles
+from emulator.ib.routing import IbRoutingError
 from emulator.ib.subnet import SmOptions
 from emulator.topology import load_clos, resolve
 
@@ -32,6 +33,30 @@ def test_unlink_resweep_relink_round_trip() -> None:
         again, _ = sub.sweep(SmOptions())
         assert again.lfts == before.lfts
     assert sub.ibsim is None  # stopped on exit
+
+
+def test_the_sm_hosts_own_link_cut_moves_the_sm_and_keeps_the_lids() -> None:
+    """OpenSM sits on h0's HCA port; with h0's link cut it would wait for that port and
+    never sweep. The re-sweep runs it on h1 instead, with the LIDs of guid2lid (a standby
+    SM taking over); the link back, the tables are the first ones again."""
+    topo = resolve(load_clos("two_rack_2spine"))
+    opts = SmOptions(timeout_s=20)  # a hang fails here, not after the default 60 s
+    with LiveIbSubnet(topo) as sub:
+        before, _ = sub.sweep(opts)
+        assert sub.sm_host == "h0"
+        sub.set_link("h0", "rtsw0", up=False)
+        cut, _ = sub.sweep(opts)
+        assert sub.sm_host == "h1"
+        assert {n: cut.base_lids[n] for n in cut.base_lids} == {
+            n: before.base_lids[n] for n in cut.base_lids
+        }  # every node still found keeps its LID
+        assert "h0" not in cut.base_lids or not cut.lfts["rtsw0"].get(before.base_lids["h0"])
+        sub.set_link("h0", "rtsw0", up=True)
+        again, _ = sub.sweep(opts)
+        assert again.base_lids == before.base_lids and again.lfts == before.lfts
+        sub.cut = frozenset(frozenset((h.name, "x")) for h in topo.hosts)
+        with pytest.raises(IbRoutingError, match="no port left for the subnet manager"):
+            sub.sweep(opts)
 
 
 def test_ib_link_failure_is_repaired_by_a_resweep(tmp_path: Path) -> None:

@@ -36,7 +36,6 @@ import dataclasses
 import logging
 import signal
 import subprocess
-import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -48,6 +47,7 @@ from emulator.measure.assemble import assemble
 from emulator.measure.observations import P4_COUNTERS
 from emulator.measure.results import RunMeta, RunResult
 from emulator.plan.spec import RunPlan
+from emulator.runtime.mininet.actions import TimedActions
 from emulator.runtime.mininet.capture import UplinkCapture
 from emulator.runtime.mininet.collect import (
     RunRecord,
@@ -111,7 +111,7 @@ class MininetRuntime(LinkEventSource):
         )
         #: the RNIC settings as the rnic_process JSON config carries them
         self.rnic: dict[str, Any] = dataclasses.asdict(plan.rnic)
-        self._timers: list[threading.Timer] = []
+        self._actions = TimedActions()
         self.workloads: list[dict[str, Any]] = []
         self._procs: list[dict[str, subprocess.Popen[bytes]]] = []
         self._rec: RunRecord | None = None
@@ -160,8 +160,7 @@ class MininetRuntime(LinkEventSource):
 
     def stop(self) -> None:
         """Stop RNIC processes and tear the network down (idempotent)."""
-        for timer in self._timers:
-            timer.cancel()
+        self._actions.settle()  # a running action (a re-sweep) ends before what it uses
         for procs in self._procs:
             for p in procs.values():
                 if p.poll() is None:
@@ -304,19 +303,9 @@ class MininetRuntime(LinkEventSource):
         self.publish_link_event(LinkEvent(a, b, True, now))
 
     def call_at(self, t_ns: int, fn: Callable[[], None]) -> None:
-        """``fn()`` at run time ``t_ns`` (wall clock), from a timer thread; now if past."""
-
-        def guarded() -> None:
-            try:
-                fn()
-            except Exception:  # a failed repair must not kill the run: it is logged
-                log.exception("a scheduled control-plane action failed")
-
-        delay_s = max(0.0, (t_ns - self._now()) / 1e9)
-        timer = threading.Timer(delay_s, guarded)
-        timer.daemon = True
-        self._timers.append(timer)
-        timer.start()
+        """``fn()`` at run time ``t_ns`` (wall clock), from a timer thread; now if past.
+        Actions are settled (the running ones waited for) before results and teardown."""
+        self._actions.at((t_ns - self._now()) / 1e9, fn)
 
     def apply_ops(self, switch: str, ops: Sequence[SwitchOp]) -> None:
         """Typed operations to a running switch through its control path (as CLI text)."""
@@ -403,6 +392,7 @@ class MininetRuntime(LinkEventSource):
         if rec is None:
             raise UserError("the Mininet runtime never started")
         if not self._collected:
+            self._actions.settle()  # no control-plane action half-done in the results
             rec.reports = [self.fabric.collect_rnics(procs) for procs in self._procs]
             self._collected = True
             try:
