@@ -89,10 +89,11 @@ def test_a_subnet_is_routed_once() -> None:
             subnet.route(SmOptions("updn"))
 
 
-def test_processes_stopped_even_on_failure() -> None:
+def test_processes_stopped_even_on_failure(tmp_path: Path) -> None:
     topo = resolve(load_clos("two_rack_2spine"))
     pids: list[int] = []
-    with pytest.raises(RuntimeError), IbSubnet(topo) as subnet:
+    # a failed subnet keeps its work dir (logs): here pytest's, not one more in /tmp
+    with pytest.raises(RuntimeError), IbSubnet(topo, workdir=tmp_path) as subnet:
         assert subnet.ibsim is not None
         pids.append(subnet.ibsim.pid)
         assert subnet.state is not None and subnet.state.path.exists()
@@ -111,15 +112,18 @@ def test_fabemu_clean_stops_ibsim_of_a_killed_owner(
 
     env = dict(os.environ, FABEMU_STATE_DIR=str(tmp_path))
     code = (
-        "import time\n"
+        "import sys, time\n"
+        "from pathlib import Path\n"
         "from emulator.ib.subnet import IbSubnet\n"
         "from emulator.topology import load_clos, resolve\n"
-        "s = IbSubnet(resolve(load_clos('two_rack_2spine'))).__enter__()\n"
+        "s = IbSubnet(resolve(load_clos('two_rack_2spine')), workdir=Path(sys.argv[1])).__enter__()\n"
         "print(s.ibsim.pid, flush=True)\n"
         "time.sleep(60)\n"
     )
-    owner = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, env=env,
-                             text=True)  # fmt: skip
+    workdir = tmp_path / "ib"  # the killed owner's work dir: pytest's, not one more in /tmp
+    workdir.mkdir()
+    owner = subprocess.Popen([sys.executable, "-c", code, str(workdir)], stdout=subprocess.PIPE,
+                             env=env, text=True)  # fmt: skip
     try:
         assert owner.stdout is not None
         ibsim_pid = int(owner.stdout.readline())
