@@ -5,75 +5,73 @@ re-sweeps (OpenSM for a fraction of a second, then the new LFTs into the switche
 a real controller or subnet manager, fabemu handles them one after another, in the order
 they fell due: two re-sweeps at once would run two OpenSMs on one ibsim (the second
 hangs), and a link's recovery swept before its failure would leave the LFTs of the
-failure. A timer per action only says when it is due; one worker thread runs them.
+failure. One worker thread waits for the earliest due action and runs it.
 
 Before the results are collected and the processes stopped, :meth:`TimedActions.settle`
 cancels what is not yet due and waits for what is (running or queued), so no action is
 cut off half-way by the teardown (its OpenSM killed, its table writes racing the
 switches' shutdown) and the results see it done.
 
-    at(delay, fn) ──► Timer ── delay ──► queue ──► worker: fn(); fn2(); ...  (failures logged)
-    settle()      ──► closed: later at() calls refused
-                      drop every action not yet due (its Timer cancelled);
-                      queue those due whose Timer has not run yet
-                      worker: finish the queue, at most timeout_s in all
+    at(delay, fn) ──► heap of (due, seq, fn) ──► worker: sleeps until the earliest is due,
+                                                 runs it, next (failures logged)
+    settle()      ──► closed: later at() calls refused; what is not yet due is dropped;
+                      the worker finishes what is due, at most timeout_s, and ends
 """
 
 from __future__ import annotations
 
+import heapq
 import logging
-import queue
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 
 log = logging.getLogger("fabemu.run")
-
-_STOP = (float("inf"), 0, None)  # the worker's end marker: after every action queued
 
 
 class TimedActions:
     """Control-plane actions run one at a time at their times, and their orderly end."""
 
     def __init__(self) -> None:
-        self._timers: list[_Timed] = []
-        #: (due, sequence, action): the earliest due first, should two timers fire out of order
-        self._due: queue.PriorityQueue[tuple[float, int, Callable[[], None] | None]] = (
-            queue.PriorityQueue()
-        )
-        self._lock = threading.Lock()
+        #: (due on the monotonic clock, sequence, action): the earliest first
+        self._heap: list[tuple[float, int, Callable[[], None]]] = []
+        self._seq = 0
+        self._cv = threading.Condition()
         self._closed = False
-        self._stop_queued = False
         self._worker: threading.Thread | None = None
 
     def at(self, delay_s: float, fn: Callable[[], None]) -> bool:
         """Run ``fn()`` once ``delay_s`` seconds have passed and the actions due before it
         are done; False once settled (the run is ending: the action would come after it)."""
-        with self._lock:
+        with self._cv:
             if self._closed:
                 log.warning("a control-plane action scheduled after the run's end was dropped")
                 return False
+            heapq.heappush(self._heap, (time.monotonic() + max(0.0, delay_s), self._seq, fn))
+            self._seq += 1
             if self._worker is None:
                 self._worker = threading.Thread(target=self._work, name="fabemu-actions")
                 self._worker.daemon = True
                 self._worker.start()
-            timed = _Timed(time.monotonic() + max(0.0, delay_s), len(self._timers), fn)
-            timed.timer = threading.Timer(max(0.0, delay_s), self._fire, (timed,))
-            timed.timer.daemon = True
-            self._timers.append(timed)
-            timed.timer.start()
+            self._cv.notify()
         return True
 
-    def _fire(self, timed: _Timed) -> None:
-        with self._lock:
-            if timed.state != "waiting":
-                return
-            timed.state = "queued"
-            self._due.put((timed.due, timed.seq, timed.fn))
+    def _next(self) -> Callable[[], None] | None:
+        """The next action once it is due; None when settled and nothing is left."""
+        with self._cv:
+            while True:
+                if not self._heap:
+                    if self._closed:
+                        return None
+                    self._cv.wait()
+                    continue
+                wait = self._heap[0][0] - time.monotonic()
+                if wait <= 0:
+                    return heapq.heappop(self._heap)[2]
+                self._cv.wait(wait)
 
     def _work(self) -> None:
-        while (fn := self._due.get()[2]) is not None:
+        while (fn := self._next()) is not None:
             try:
                 fn()
             except Exception:  # a failed repair must not kill the run: it is logged
@@ -81,27 +79,14 @@ class TimedActions:
 
     def settle(self, timeout_s: float = 60.0) -> bool:
         """Refuse new actions, drop those not yet due, let the worker finish those due
-        (including any whose timer thread has not run yet), at most ``timeout_s``; True
-        when it did (idempotent)."""
+        (at most ``timeout_s``); True when it did (idempotent)."""
         now = time.monotonic()
-        with self._lock:
+        with self._cv:
             self._closed = True
-            late = sorted(
-                (t for t in self._timers if t.state == "waiting" and t.due <= now),
-                key=lambda t: t.due,
-            )
-            for timed in self._timers:
-                if timed.state == "waiting":
-                    timed.state = "dropped"
-                if timed.timer is not None:
-                    timed.timer.cancel()
-            for timed in late:
-                timed.state = "queued"
-                self._due.put((timed.due, timed.seq, timed.fn))
+            self._heap = [entry for entry in self._heap if entry[0] <= now]
+            heapq.heapify(self._heap)
+            self._cv.notify()
             worker = self._worker
-            if worker is not None and not self._stop_queued:
-                self._stop_queued = True
-                self._due.put(_STOP)
         if worker is None:
             return True
         worker.join(timeout_s)
@@ -109,14 +94,3 @@ class TimedActions:
             log.warning("a control-plane action still running after %.0f s", timeout_s)
             return False
         return True
-
-
-@dataclass(eq=False)
-class _Timed:
-    """One action and its due time (monotonic s); ``state``: waiting, queued, dropped."""
-
-    due: float
-    seq: int
-    fn: Callable[[], None]
-    state: str = "waiting"
-    timer: threading.Timer | None = None
