@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from emulator.scenario.expect import evaluate
 from emulator.scenario.metrics import summary_metrics
 from emulator.scenario.runner import RunOutcome, run_scenario, save_outcome
 
@@ -38,8 +39,8 @@ def add_twin(
     report: bool = True,
 ) -> RunOutcome | None:
     """Run the twin into ``<outdir>/fault_free`` and record it in ``outcome``'s faults
-    section (result.json, metrics.json, and the report unless not ``report``); the twin's
-    outcome, or None when the run had no faults section."""
+    section (result.json, metrics.json, verdicts, and the report unless not ``report``);
+    the twin's outcome, or None when the run had no faults section."""
     section = outcome.result.faults
     if section is None:
         return None
@@ -63,5 +64,7 @@ def add_twin(
     section["slowdown"] = t / t0 if t and t0 else None
     outcome.result.save(outcome.outdir / "result.json")
     outcome.metrics = summary_metrics(outcome.result)
+    # judged again: an expectation on ``slowdown`` has its metric only now
+    outcome.verdicts = evaluate(outcome.scenario.expect, outcome.metrics)
     save_outcome(outcome, report=report)
     return twin

@@ -127,6 +127,18 @@ def test_fault_free_twin_gives_the_slowdown(tmp_path: Path) -> None:
     assert metrics["slowdown"] == section["slowdown"] > 1.0
 
 
+def test_an_expectation_on_the_slowdown_is_judged_after_the_twin(tmp_path: Path) -> None:
+    """``slowdown`` exists only once the fault-free twin has run: the verdicts (exit code,
+    metrics, report) are those of the metrics with it, not "missing"."""
+    fault = {"at_ms": 40, "kind": "link_down", "link": UPLINK}
+    met = write(tmp_path / "met", faults=[fault], expect={"slowdown": {"min": 1.0}})
+    assert main(["run", str(met), "--out", str(tmp_path / "a"), "--fault-free-twin"]) == 0
+    html = (tmp_path / "a/report.html").read_text()
+    assert "slowdown" in html and "missing" not in html
+    unmet = write(tmp_path / "unmet", faults=[fault], expect={"slowdown": {"max": 1.0}})
+    assert main(["run", str(unmet), "--out", str(tmp_path / "b"), "--fault-free-twin"]) == 1
+
+
 def test_report_has_a_fault_timeline(tmp_path: Path) -> None:
     out = run(tmp_path, faults=[{"at_ms": 40, "kind": "link_down", "link": UPLINK}])
     view = as_view(out.result)
