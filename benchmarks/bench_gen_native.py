@@ -2,7 +2,7 @@
 
 The built-in target turns a program's BMv2 JSON into Python functions at load time
 (:mod:`emulator.target.codegen`); with the runtime's modules compiled, that generated
-code is ~40 % of a simulation's CPU (docs/runtimes.md). This script measures the next
+code is ~40 % of a simulation's CPU (docs/performance.md). This script measures the next
 step before anyone builds it: it writes ``roce_fabric.p4``'s fused parser and its
 deparser into a module (the namespace objects they use become module globals set by
 ``init``; locals annotated as ints, as a generator could), compiles that module with
