@@ -21,6 +21,7 @@ from emulator.errors import UserError
 COMMANDS: dict[str, str] = {
     "run": "emulator.cli.cmd_run",
     "compare": "emulator.cli.cmd_compare",
+    "report": "emulator.cli.cmd_report",
     "validate": "emulator.cli.cmd_validate",
     "list": "emulator.cli.cmd_list",
     "topo": "emulator.topology.cli",

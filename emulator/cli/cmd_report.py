@@ -1,0 +1,71 @@
+"""``fabemu report``: draw ``report.html`` again from saved results, without running.
+
+One directory: its report, as ``fabemu run`` draws it (for a run made with ``--no-report``,
+one of a ``--seeds`` sweep, or one copied back from a cluster). Several: one report that
+sets them side by side, as ``fabemu compare`` does, written to ``--out``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+from pathlib import Path
+
+from emulator.cli.display import console
+from emulator.errors import UserError
+
+HELP = "draw report.html from saved results directories (one run, or several side by side)"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """RESULTS_DIR... and --out."""
+    parser.add_argument(
+        "dirs", nargs="+", type=Path, metavar="RESULTS_DIR", help="folders fabemu run wrote"
+    )
+    parser.add_argument(
+        "--out",
+        type=Path,
+        help="where report.html goes (default: the folder itself for one run; "
+        "results/<time>-report for several)",
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    """Read every folder first (a bad one stops before anything is drawn), then draw."""
+    from emulator.scenario.saved import load_saved
+
+    if len({d.resolve() for d in args.dirs}) != len(args.dirs):
+        raise UserError("a results directory is given twice")
+    saved = [load_saved(d) for d in args.dirs]
+    from emulator.scenario.report import write_report
+
+    if len(saved) == 1:
+        one = saved[0]
+        outdir = args.out or one.outdir
+        path = write_report(outdir, [(one.name, one.result)], {one.name: one.verdicts}, one.name)
+    else:
+        labels = _labels([s.outdir for s in saved])
+        stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+        outdir = args.out or Path("results") / f"{stamp}-report"
+        scenarios = " / ".join(sorted({s.name for s in saved}))
+        path = write_report(
+            outdir,
+            [(label, s.result) for label, s in zip(labels, saved, strict=True)],
+            {label: s.verdicts for label, s in zip(labels, saved, strict=True)},
+            title=f"{scenarios}: " + " vs ".join(labels),
+        )
+    unmet = sum(not v.met for s in saved for v in s.verdicts)
+    console.print(f"report: {path}" + (f" ({unmet} expectation(s) not met)" if unmet else ""))
+    return 0
+
+
+def _labels(dirs: list[Path]) -> list[str]:
+    """Each folder's name; where names repeat, as many parent folders as tell them apart."""
+    parts = [d.resolve().parts for d in dirs]
+    depth = 1
+    while depth < max(len(p) for p in parts):
+        labels = ["/".join(p[-depth:]) for p in parts]
+        if len(set(labels)) == len(labels):
+            return labels
+        depth += 1
+    return [str(d) for d in dirs]
