@@ -73,6 +73,7 @@ def sweep_requests(
         runtime=args.runtime,
         target=args.target,
         report=seeds is None,  # over seeds one distribution report replaces per-run ones
+        slim=seeds is not None,  # ... which reads only each run's metrics and verdicts
         wall_limit_s=args.wall_limit,
     )
     return expand(variants, base, seeds, args.scenario.stem, template)

@@ -16,7 +16,7 @@ import json
 import logging
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -61,6 +61,20 @@ class RunOutcome:
     def exit_code(self) -> int:
         """0 expectations met, 1 not met (or the run failed)."""
         return 0 if self.passed else 1
+
+    def slim(self) -> RunOutcome:
+        """This outcome without the result's time series (links, queues, pauses, CTS
+        latencies, events): what a distribution over many runs keeps of each. The series
+        are ~95 % of a result in memory (~12 MB for a flagship run); its ``result.json``
+        on disk keeps them. Metrics and verdicts were computed from the whole result."""
+        series: dict[str, list[Any]] = {
+            "links": [],
+            "queues": [],
+            "pauses": [],
+            "cts_latency_ns": [],
+            "events": [],
+        }
+        return replace(self, result=self.result.model_copy(update=series))
 
     def __getattr__(self, name: str) -> float:
         """Metrics as attributes: ``outcome.max_uplink_imbalance``."""

@@ -30,6 +30,10 @@ class RunRequest:
     seed: int | None = None
     report: bool = True
     wall_limit_s: float | None = None
+    #: the outcome comes back :meth:`~emulator.scenario.runner.RunOutcome.slim` (no time
+    #: series): a sweep over seeds reads only metrics, verdicts and meta of each run, and
+    #: keeping whole results grew the driver by ~12 MB per flagship run
+    slim: bool = False
 
 
 @dataclass
@@ -48,7 +52,7 @@ class RunDone:
 
 def execute(req: RunRequest) -> RunOutcome:
     """Run ``req`` in this process, writing its results directory at ``req.out``."""
-    return run_scenario(
+    outcome = run_scenario(
         req.scenario,
         req.overrides,
         runtime=req.runtime,
@@ -57,6 +61,7 @@ def execute(req: RunRequest) -> RunOutcome:
         report=req.report,
         wall_limit_s=req.wall_limit_s,
     )
+    return outcome.slim() if req.slim else outcome
 
 
 def execute_packed(req: RunRequest) -> tuple[RunOutcome, bytes]:
@@ -76,7 +81,7 @@ def execute_packed(req: RunRequest) -> tuple[RunOutcome, bytes]:
         buf = io.BytesIO()
         with tarfile.open(fileobj=buf, mode="w:gz") as tar:
             tar.add(here, arcname=".")
-        return outcome, buf.getvalue()
+        return (outcome.slim() if req.slim else outcome), buf.getvalue()
 
 
 def unpack(req: RunRequest, outcome: RunOutcome, data: bytes) -> RunOutcome:

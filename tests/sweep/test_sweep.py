@@ -131,3 +131,43 @@ def test_cluster_choices(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("RAY_ADDRESS", raising=False)
     with pytest.raises(UserError, match="RAY_ADDRESS"):
         make_executor("ray")
+
+
+def test_slim_outcomes_keep_what_a_distribution_reads(tmp_path: Path) -> None:
+    """A ``slim`` request's outcome, through the pool as a seed sweep gets it: the same
+    metrics, verdicts and meta as the whole outcome, no time series (result.json on disk
+    keeps them), and a small fraction of the bytes a driver receives and keeps."""
+    import pickle
+    from dataclasses import replace
+
+    whole, slim = sweep(tmp_path / "whole")[:1], sweep(tmp_path / "slim")[:1]
+    slim = [replace(r, slim=True) for r in slim]
+    (w,) = run_all(LocalPoolExecutor(1), whole)
+    (s,) = run_all(LocalPoolExecutor(1), slim)
+    assert w.outcome is not None and s.outcome is not None
+    full, thin = w.outcome, s.outcome
+    assert full.result.links and full.result.queues
+    assert thin.result.links == thin.result.queues == thin.result.events == []
+    assert thin.metrics == full.metrics and thin.verdicts == full.verdicts
+    assert thin.passed == full.passed and thin.result.totals == full.result.totals
+    meta = {k: v for k, v in thin.result.meta.model_dump().items() if k not in VOLATILE}
+    assert meta == {k: v for k, v in full.result.meta.model_dump().items() if k not in VOLATILE}
+    assert results(slim) == results(whole)  # the saved result.json is whole
+    assert len(pickle.dumps(thin)) < len(pickle.dumps(full)) / 5  # 120 ms runs: ~9x
+    assert full.slim().result.flows == full.result.flows and full.result.links  # a copy
+
+
+def test_only_sweeps_over_seeds_ask_for_slim_outcomes(tmp_path: Path) -> None:
+    import argparse
+
+    from emulator.cli.distribution import sweep_requests
+
+    args = argparse.Namespace(
+        scenario=Path(SCENARIO), runtime=None, target=None, wall_limit=None, seeds=None
+    )
+    plain = sweep_requests(args, [("a", {})], {}, tmp_path)
+    seeded = sweep_requests(
+        argparse.Namespace(**{**vars(args), "seeds": "1-2"}), [("a", {})], {}, tmp_path
+    )
+    assert [r.slim for r in plain] == [False] and [r.report for r in plain] == [True]
+    assert [r.slim for r in seeded] == [True, True] and not any(r.report for r in seeded)
