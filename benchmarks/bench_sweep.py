@@ -5,7 +5,11 @@ The runs are the flagship's four variants (lb x qps) times ``--seeds`` seeds, at
 scenario's full length. Ray is started here (``ray.init(num_cpus=--workers)``), so its
 start-up is printed apart; on a real cluster it is paid once, not per sweep.
 
-    .venv/bin/python benchmarks/bench_sweep.py [--seeds 2] [--workers 2]
+``--memory``: instead, what the driver keeps per finished run, with whole outcomes (as a
+``compare`` without seeds gets them) and with slim ones (a ``--seeds`` sweep's): the growth
+of its resident memory while it holds them, and their pickled size (what crosses the pipe).
+
+    .venv/bin/python benchmarks/bench_sweep.py [--seeds 2] [--workers 2] [--memory]
 """
 
 from __future__ import annotations
@@ -52,12 +56,44 @@ def timed(name: str, executor: object, reqs: list[RunRequest]) -> float:
     return wall
 
 
+def rss_mb() -> float:
+    """This process's resident memory now (not its peak), MB."""
+    pages = int(Path("/proc/self/statm").read_text().split()[1])
+    return pages * os.sysconf("SC_PAGE_SIZE") / 1e6
+
+
+def memory(seeds: int, workers: int) -> None:
+    """The driver's memory per held outcome, whole and slim (local pool, same runs)."""
+    import gc
+    import pickle
+    from dataclasses import replace
+
+    for slim in (False, True):
+        with tempfile.TemporaryDirectory() as tmp:
+            reqs = [replace(r, slim=slim, report=False) for r in requests(Path(tmp), seeds)]
+            gc.collect()
+            before = rss_mb()
+            done = run_all(LocalPoolExecutor(workers), reqs)
+            gc.collect()
+            held = rss_mb() - before
+            size = statistics.median(len(pickle.dumps(d.outcome)) for d in done if d.outcome)
+            print(
+                f"{'slim' if slim else 'whole'} outcomes: the driver grew {held:7.1f} MB for "
+                f"{len(done)} runs ({held / len(done):.2f} MB each); {size / 1e3:.0f} kB pickled"
+            )
+            del done
+
+
 def main() -> int:
     """Serial, local pool and local Ray; then the 1,000-run extrapolation."""
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--seeds", type=int, default=2)
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--memory", action="store_true", help="the driver's memory per run only")
     args = ap.parse_args()
+    if args.memory:
+        memory(args.seeds, args.workers)
+        return 0
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         c0 = time.process_time()

@@ -64,9 +64,11 @@ class RunOutcome:
 
     def slim(self) -> RunOutcome:
         """This outcome without the result's time series (links, queues, pauses, CTS
-        latencies, events): what a distribution over many runs keeps of each. The series
-        are ~95 % of a result in memory (~12 MB for a flagship run); its ``result.json``
-        on disk keeps them. Metrics and verdicts were computed from the whole result."""
+        latencies, events): what a distribution over many runs keeps of each.
+
+        The series are nearly all of a result in memory (~8 MB of a flagship run's
+        outcome); its ``result.json`` on disk keeps them. Metrics and verdicts were
+        computed from the whole result."""
         series: dict[str, list[Any]] = {
             "links": [],
             "queues": [],

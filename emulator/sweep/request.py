@@ -32,7 +32,7 @@ class RunRequest:
     wall_limit_s: float | None = None
     #: the outcome comes back :meth:`~emulator.scenario.runner.RunOutcome.slim` (no time
     #: series): a sweep over seeds reads only metrics, verdicts and meta of each run, and
-    #: keeping whole results grew the driver by ~12 MB per flagship run
+    #: keeping whole results grew the driver by ~8 MB per flagship run
     slim: bool = False
 
 
