@@ -23,13 +23,22 @@ IDLE_FRACTION = 0.05
 
 COUNTERS = ("drops", "pause_frames", "ecn_marks", "retransmissions")
 
-#: every name :func:`summary_metrics` can produce (what ``expect:`` may refer to)
+#: what :func:`collision_metrics` gives
+COLLISION_METRICS = ("flows_sharing_uplink", "max_flows_per_uplink", "collided")
+#: what :func:`emulator.scenario.training_run.training_metrics` gives for a training step
+TRAINING_METRICS = (
+    "step_ms", "tp_ms", "cp_ms", "pp_ms", "dp_ms", "exposed_comm_ms",
+    "planned_cross_zone_bytes", "cross_zone_bytes_per_step",
+)  # fmt: skip
+
+#: every name :func:`summary_metrics` can produce (what ``expect:`` may refer to; the
+#: golden-results test checks every shipped scenario's metrics are among them)
 METRIC_NAMES = frozenset(
     (
         *COUNTERS, "conservation_ok", "completed", "max_uplink_imbalance", "idle_uplinks",
         "min_flow_gbps", "max_flow_gbps", "mean_flow_gbps", "fct_p50_ms", "fct_p99_ms",
-        "cts_p99_latency_us", "busbw_gbps", "algbw_gbps", "collective_ms",
-        *FAULT_METRICS,
+        "cts_p99_latency_us", "busbw_gbps", "algbw_gbps", "collective_ms", "credit_stall_ms",
+        *COLLISION_METRICS, *TRAINING_METRICS, *FAULT_METRICS,
     )
 )  # fmt: skip
 

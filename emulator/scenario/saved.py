@@ -75,8 +75,9 @@ def _expect(path: Path, result: RunResult) -> dict[str, Bound]:
 
 
 def _hint(outdir: Path) -> str:
-    """What to give instead of a folder without ``result.json`` (a sweep's, say)."""
-    runs = sorted(p.parent for p in outdir.glob(f"*/{RESULT}"))
+    """What to give instead of a folder without ``result.json``: a ``compare``'s keeps its
+    runs one level down (``VARIANT/``), a sweep over seeds two (``VARIANT/seed-N/``)."""
+    runs = sorted(p.parent for pattern in ("*", "*/*") for p in outdir.glob(f"{pattern}/{RESULT}"))
     if not runs:
         return "not a fabemu results directory (fabemu run writes one per run)"
     shown = ", ".join(str(p) for p in runs[:3]) + (", ..." if len(runs) > 3 else "")

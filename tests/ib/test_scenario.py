@@ -14,6 +14,7 @@ import pytest
 from emulator.cli.cmd_compare import _overrides
 from emulator.errors import UserError
 from emulator.scenario.load import ScenarioError, load_scenario
+from emulator.scenario.metrics import METRIC_NAMES
 from emulator.scenario.runner import RunOutcome, run_scenario
 
 SCENARIO = Path(__file__).resolve().parents[2] / "scenarios" / "roce_vs_ib.yaml"
@@ -129,6 +130,7 @@ def test_credit_stalls_reach_the_metrics(runs: dict[str, RunOutcome]) -> None:
     assert static.credit_stall_ms > 0.3 * static.fct_p99_ms
     assert adaptive.credit_stall_ms < static.credit_stall_ms
     assert all("credit_stalled_ns" in c for c in static.result.hosts.values())
+    assert set(static.metrics) <= METRIC_NAMES  # ``expect: credit_stall_ms`` is allowed
 
 
 @pytest.mark.ib

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from emulator.scenario.metrics import METRIC_NAMES
 from emulator.scenario.runner import run_scenario
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -64,6 +65,7 @@ def test_result_matches_golden(
     """result.json (150 virtual ms, seed of the scenario) equals the golden copy."""
     outcome = run_scenario(path, {"duration_ms": 150, **overrides}, out=tmp_path, report=False)
     assert outcome.error is None, outcome.error
+    assert set(outcome.metrics) <= METRIC_NAMES  # so ``expect:`` may name each of them
     text = _normalised(tmp_path)
     golden = GOLDEN / f"{name}.json"
     if request.config.getoption("--update-golden"):

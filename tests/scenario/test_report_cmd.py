@@ -88,7 +88,8 @@ def test_several_runs_default_to_a_new_results_folder(
     [
         ("missing", "no such results directory"),
         ("empty", "result.json: missing; not a fabemu results directory"),
-        ("sweep", "a folder of 2 runs: give the runs' own directories"),
+        ("compare", "a folder of 2 runs: give the runs' own directories"),
+        ("sweep", "a folder of 3 runs: give the runs' own directories"),
         ("garbage", "result.json: not a fabemu result"),
         ("bad_expect", "result.json: meta.settings.expect.max_uplink_imbalance:"),
         ("twice", "a results directory is given twice"),
@@ -101,8 +102,11 @@ def test_bad_folders_are_user_errors(
     args = [str(target)]
     if setup == "empty":
         target.mkdir()
-    elif setup == "sweep":
-        for name in ("s1", "s2"):
+    elif setup == "compare":  # fabemu compare: VARIANT/
+        for name in ("lb-ecmp", "lb-eecmp"):
+            shutil.copytree(drawn, target / name)
+    elif setup == "sweep":  # fabemu compare --seeds: VARIANT/seed-N/
+        for name in ("lb-ecmp/seed-1", "lb-ecmp/seed-2", "lb-eecmp/seed-1"):
             shutil.copytree(drawn, target / name)
     elif setup == "garbage":
         target.mkdir()

@@ -171,3 +171,15 @@ def test_training_step_refuses_mininet_before_starting_anything(
     with pytest.raises(UserError, match="virtual runtime only \\(not mininet\\)"):
         run_scenario(SCENARIO, runtime="mininet", out=tmp_path)
     assert not (tmp_path / "result.json").exists()  # refused before the run started
+
+
+def test_a_scenario_may_expect_the_step_metrics(runs: dict[str, RunOutcome]) -> None:
+    """``expect:`` accepts the step's own metrics (they were refused as unknown) and judges
+    them on the run's values."""
+    from emulator.scenario.expect import evaluate
+
+    m = runs["min_cut"].metrics
+    bounds = {"step_ms": {"max": m["step_ms"]}, "exposed_comm_ms": {"min": m["step_ms"] + 1}}
+    sc = load_scenario(SCENARIO, {"expect": bounds})
+    met = {v.metric: v.met for v in evaluate(sc.expect, m)}
+    assert met == {"step_ms": True, "exposed_comm_ms": False}
