@@ -68,6 +68,12 @@ def run(args: argparse.Namespace) -> int:
     if args.seeds:
         if args.no_report:
             raise UserError("--no-report is for one run: over --seeds no per-run report is drawn")
+        if getattr(args, "fault_free_twin", False):
+            raise UserError(
+                "--fault-free-twin is for one run: over --seeds, give the scenario a "
+                "'*_nofault' variant (faults: []) and use fabemu compare --seeds, which pairs "
+                "each run with its twin (slowdown_vs_nofault; docs/faults.md)"
+            )
         return _run_seeds(args, overrides)
     with progress(args.scenario.name) as say:
         outcome = run_scenario(

@@ -112,3 +112,21 @@ def test_gc_is_tuned_only_when_main_is_the_process(capsys: pytest.CaptureFixture
     threshold, frozen, left = out.stdout.split()[-3:]
     assert (threshold, frozen) == ("7000", "True")
     assert int(left) < 100  # frozen again when the command returned: exit walks nothing
+
+
+@pytest.mark.parametrize(
+    ("flag", "message"),
+    [
+        ("--no-report", "--no-report is for one run"),
+        ("--fault-free-twin", "--fault-free-twin is for one run: over --seeds, give the scenario"),
+    ],
+)
+def test_one_run_options_are_refused_over_seeds(
+    flag: str, message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    sc = ROOT / "scenarios" / "spine_uplink_failure.yaml"
+    out = tmp_path / "out"
+    assert main(["run", str(sc), "--seeds", "2", flag, "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+    assert not out.exists()  # nothing started
