@@ -9,6 +9,7 @@ import signal
 import sys
 import threading
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -53,6 +54,7 @@ def test_serial_pool_and_ray_give_identical_results(tmp_path: Path) -> None:
     from emulator.sweep.ray_executor import RayExecutor
 
     serial, pool, cluster = (sweep(tmp_path / n) for n in ("serial", "pool", "ray"))
+    cluster = [replace(r, slim=True) for r in cluster]  # as a --seeds sweep asks
     assert all(d.ok for d in run_all(SerialExecutor(), serial))
     assert all(d.ok for d in run_all(LocalPoolExecutor(2), pool))
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
@@ -61,6 +63,7 @@ def test_serial_pool_and_ray_give_identical_results(tmp_path: Path) -> None:
     finally:
         ray.shutdown()
     assert all(d.ok for d in done), [d.error for d in done]
+    assert all(d.outcome is not None and d.outcome.result.links == [] for d in done)
     reference = results(serial)
     assert results(pool) == reference
     assert results(cluster) == reference
@@ -138,7 +141,6 @@ def test_slim_outcomes_keep_what_a_distribution_reads(tmp_path: Path) -> None:
     metrics, verdicts and meta as the whole outcome, no time series (result.json on disk
     keeps them), and a small fraction of the bytes a driver receives and keeps."""
     import pickle
-    from dataclasses import replace
 
     whole, slim = sweep(tmp_path / "whole")[:1], sweep(tmp_path / "slim")[:1]
     slim = [replace(r, slim=True) for r in slim]
