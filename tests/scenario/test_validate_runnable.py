@@ -112,6 +112,15 @@ def test_metric_names_are_exactly_what_summary_metrics_produces() -> None:
         "icrc_errors": 0,
         "slowdown": 1.83,
     }
+    # fat flows on known uplinks (collision metrics), an IB RNIC that waited for credits
+    result.flows = [f.model_copy(update={"uplinks": ["rtsw0:5"]}) for f in result.flows]
+    result.hosts = {"h0": {"credit_stalled_ns": 2_000_000}}
+    spine_up = {"src": "ctsw0", "dst": "atsw0", "kind": "agg", "up": True, "bytes": 4096}
+    agg = result.links[0].model_copy(update=spine_up)
+    result.links = [*result.links, agg]
+    stage = {"axis": "dp", "duration_ns": 3_000_000, "cross_zone_bytes": 4096}
+    compute = {"axis": "compute", "duration_ns": 1_000_000, "cross_zone_bytes": 0}
+    result.training = {"complete": True, "step_ns": 4_000_000, "stages": [stage, compute]}
     assert set(summary_metrics(result)) == METRIC_NAMES
 
 
