@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import itertools
-from pathlib import Path
 from typing import Any
 
 from emulator.cli.cmd_run import add_common
@@ -18,6 +16,7 @@ from emulator.cli.distribution import (
 )
 from emulator.errors import UserError
 from emulator.scenario.load import ALIASES, load_scenario, parse_set
+from emulator.scenario.outdir import new_outdir
 
 HELP = (
     "run a scenario once per variant (--vary lb=ecmp,eecmp, or the scenario's own "
@@ -72,9 +71,7 @@ def run(args: argparse.Namespace) -> int:
     combos = variants(args.vary or ["variant=" + ",".join(named)])
     for combo in combos:  # validate every variant before starting any
         load_scenario(args.scenario, base | _overrides(combo, named))
-    stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")
-    outdir = args.out or Path("results") / f"{stamp}-compare-{args.scenario.stem}"
-    outdir.mkdir(parents=True, exist_ok=True)
+    outdir = new_outdir(args.out, f"compare-{args.scenario.stem}")
     labelled = [
         (",".join(f"{k}={v}" for k, v in combo.items()), _overrides(combo, named))
         for combo in combos

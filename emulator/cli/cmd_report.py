@@ -8,7 +8,6 @@ sets them side by side, as ``fabemu compare`` does, written to ``--out``.
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 from pathlib import Path
 
 from emulator.cli.display import console
@@ -37,6 +36,7 @@ def run(args: argparse.Namespace) -> int:
     if len({d.resolve() for d in args.dirs}) != len(args.dirs):
         raise UserError("a results directory is given twice")
     saved = [load_saved(d) for d in args.dirs]
+    from emulator.scenario.outdir import new_outdir
     from emulator.scenario.report import write_report
 
     if len(saved) == 1:
@@ -45,8 +45,7 @@ def run(args: argparse.Namespace) -> int:
         path = write_report(outdir, [(one.name, one.result)], {one.name: one.verdicts}, one.name)
     else:
         labels = _labels([s.outdir for s in saved])
-        stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")
-        outdir = args.out or Path("results") / f"{stamp}-report"
+        outdir = new_outdir(args.out, "report")
         scenarios = " / ".join(sorted({s.name for s in saved}))
         path = write_report(
             outdir,

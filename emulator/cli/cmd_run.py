@@ -111,14 +111,11 @@ def run(args: argparse.Namespace) -> int:
 
 def _run_seeds(args: argparse.Namespace, overrides: dict[str, object]) -> int:
     """``fabemu run --seeds``: the scenario once per seed, as a distribution."""
-    import datetime as dt
-
     from emulator.cli.distribution import report_distributions, run_sweep, sweep_requests
     from emulator.scenario.load import load_scenario
+    from emulator.scenario.outdir import new_outdir
 
     load_scenario(args.scenario, overrides)  # validate before starting
-    stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")
-    outdir = args.out or Path("results") / f"{stamp}-seeds-{args.scenario.stem}"
-    outdir.mkdir(parents=True, exist_ok=True)
+    outdir = new_outdir(args.out, f"seeds-{args.scenario.stem}")
     done = run_sweep(args, sweep_requests(args, [], overrides, outdir))
     return report_distributions(done, outdir, f"{args.scenario.stem} over seeds")

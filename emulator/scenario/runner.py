@@ -32,6 +32,7 @@ from emulator.scenario.choice import Choice, choose
 from emulator.scenario.expect import Verdict, evaluate
 from emulator.scenario.interrupts import SigintDeferral, WallLimit
 from emulator.scenario.load import load_scenario
+from emulator.scenario.outdir import new_outdir
 from emulator.scenario.schema import Scenario
 from emulator.scenario.training_run import run_step
 from emulator.topology import spec_to_dict
@@ -117,20 +118,6 @@ def _drive(
     return rt.run(until_ns=until), None
 
 
-def _new_outdir(base: Path | None, name: str) -> Path:
-    if base is not None:
-        base.mkdir(parents=True, exist_ok=True)
-        return base
-    stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")
-    out = Path("results") / f"{stamp}-{name}"
-    n = 1
-    while out.exists():
-        n += 1
-        out = Path("results") / f"{stamp}-{name}-{n}"
-    out.mkdir(parents=True)
-    return out
-
-
 def _attach_log(outdir: Path) -> logging.Handler:
     handler = logging.FileHandler(outdir / "run.log")
     handler.setFormatter(logging.Formatter("%(asctime)s %(name)s %(levelname)s %(message)s"))
@@ -174,7 +161,7 @@ def run_scenario(
         fabemu_version=__version__,
     )
     late = SigintDeferral()  # started by _execute once the run stops
-    outdir = _new_outdir(Path(out) if out else None, sc.name)
+    outdir = new_outdir(out or None, sc.name)
     handler: logging.Handler | None = None
     try:
         handler = _attach_log(outdir)
