@@ -41,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
 
     if len(saved) == 1:
         one = saved[0]
-        outdir = args.out or one.outdir
+        outdir = new_outdir(args.out, "report") if args.out else one.outdir
         path = write_report(outdir, [(one.name, one.result)], {one.name: one.verdicts}, one.name)
     else:
         labels = _labels([s.outdir for s in saved])

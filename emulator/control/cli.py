@@ -48,18 +48,19 @@ def run(args: argparse.Namespace) -> int:
             lb_mode=args.lb_mode, hash_algos=hashes, pfc=PfcConfig(enabled=not args.no_pfc)
         )
     ctl = FabricController(topo, config)
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    for name in ctl.switch_names:
-        path = out / f"{name}.cli"
-        path.write_text(ctl.command_file(name))
-        print(path)
+    files = {f"{name}.cli": ctl.command_file(name) for name in ctl.switch_names}
     for spec in args.fail:
         a, sep, b = spec.partition(":")
         if not sep or not a or not b:
             raise ControlError(f"--fail {spec!r}: expected A:B (two node names)")
         for name, text in ctl.fail_link(a, b).items():
-            path = out / f"repair_{a}_{b}_{name}.cli"
-            path.write_text(text)
-            print(path)
+            files[f"repair_{a}_{b}_{name}.cli"] = text
+    out = Path(args.out)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        for fname, text in files.items():
+            (out / fname).write_text(text)
+            print(out / fname)
+    except OSError as exc:
+        raise ControlError(f"--out {out}: cannot write: {exc.strerror}") from None
     return 0

@@ -52,11 +52,17 @@ def _show(args: argparse.Namespace) -> int:
                 raise TopologyError(f"--format {fmt} needs -o OUT")
             from emulator.topology.draw import draw
 
-            print(draw(topo, args.output, fmt))
+            try:
+                print(draw(topo, args.output, fmt))
+            except OSError as exc:
+                raise TopologyError(f"{args.output}: cannot write: {exc.strerror}") from None
             return 0
         text = dump(topo.to_dict(), fmt)
     if args.output:
-        Path(args.output).write_text(text, encoding="utf-8")
+        try:
+            Path(args.output).write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise TopologyError(f"{args.output}: cannot write: {exc.strerror}") from None
     else:
         sys.stdout.write(text)
     return 0
