@@ -37,12 +37,12 @@ def run(args: argparse.Namespace) -> int:
         raise UserError("a results directory is given twice")
     saved = [load_saved(d) for d in args.dirs]
     from emulator.scenario.outdir import new_outdir
-    from emulator.scenario.report import write_report
+    from emulator.scenario.report import write_report, write_run_report
 
     if len(saved) == 1:
         one = saved[0]
         outdir = new_outdir(args.out, "report") if args.out else one.outdir
-        path = write_report(outdir, [(one.name, one.result)], {one.name: one.verdicts}, one.name)
+        path = write_run_report(outdir, one.name, one.result, one.verdicts)
     else:
         labels = _labels([s.outdir for s in saved])
         outdir = new_outdir(args.out, "report")

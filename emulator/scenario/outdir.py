@@ -32,11 +32,11 @@ def new_outdir(base: Path | str | None, name: str, root: Path = Path("results"))
 def _make(out: Path, exist_ok: bool) -> None:
     """``mkdir -p``; a folder that cannot be made is the user's to fix: a clear error
     (``FileExistsError`` without ``exist_ok``: the caller takes the next name)."""
-    if exist_ok and out.exists() and not out.is_dir():
-        raise UserError(f"{out}: cannot be a results folder: a file is there")
     try:
         out.mkdir(parents=True, exist_ok=exist_ok)
     except FileExistsError:
-        raise
+        if not exist_ok:
+            raise
+        raise UserError(f"{out}: cannot be a results folder: a file is there") from None
     except OSError as exc:
         raise UserError(f"{out}: cannot make the results folder: {exc.strerror}") from None

@@ -199,3 +199,9 @@ def write_report(
     path = outdir / "report.html"
     path.write_text(html, encoding="utf-8")
     return path
+
+
+def write_run_report(outdir: Path, name: str, result: Any, verdicts: list[Verdict]) -> Path:
+    """One run's report, labelled and titled by its scenario's name: what ``fabemu run``
+    draws, and ``fabemu report`` draws again from the saved result (the same bytes)."""
+    return write_report(outdir, [(name, result)], {name: verdicts}, title=name)

@@ -288,10 +288,9 @@ def save_outcome(outcome: RunOutcome, report: bool = True) -> None:
     if not report:
         return
     try:
-        from emulator.scenario.report import write_report
+        from emulator.scenario.report import write_run_report
 
-        name = outcome.scenario.name
-        write_report(outdir, [(name, outcome.result)], {name: outcome.verdicts}, title=name)
+        write_run_report(outdir, outcome.scenario.name, outcome.result, outcome.verdicts)
     except Exception:  # the results are saved; a broken report must not lose them
         log.exception("writing the report failed")
 

@@ -18,6 +18,7 @@ from pydantic import ValidationError
 from emulator.errors import UserError
 from emulator.measure.results import RunResult
 from emulator.scenario.expect import Verdict, evaluate
+from emulator.scenario.load import format_validation_error
 from emulator.scenario.metrics import summary_metrics
 from emulator.scenario.schema import Bound
 
@@ -50,9 +51,8 @@ def load_saved(outdir: Path) -> SavedRun:
     try:
         result = RunResult.load(path)
     except ValidationError as exc:
-        err = exc.errors()[0]
-        where = ".".join(str(p) for p in err.get("loc", ())) or "(top level)"
-        raise UserError(f"{path}: not a fabemu result: {where}: {err.get('msg')}") from None
+        detail = format_validation_error(path, exc)
+        raise UserError(f"{path}: not a fabemu result\n{detail}") from None
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         raise UserError(f"{path}: {exc}") from None
     metrics = summary_metrics(result)
