@@ -303,8 +303,9 @@ class MininetRuntime(LinkEventSource):
         self.publish_link_event(LinkEvent(a, b, True, now))
 
     def call_at(self, t_ns: int, fn: Callable[[], None]) -> None:
-        """``fn()`` at run time ``t_ns`` (wall clock), from a timer thread; now if past.
-        Actions are settled (the running ones waited for) before results and teardown."""
+        """``fn()`` at run time ``t_ns`` (wall clock; now if past) on the one worker of
+        :class:`TimedActions`, after the actions due before it. Actions are settled (those
+        due waited for) before results and teardown."""
         self._actions.at((t_ns - self._now()) / 1e9, fn)
 
     def apply_ops(self, switch: str, ops: Sequence[SwitchOp]) -> None:
