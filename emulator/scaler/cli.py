@@ -17,8 +17,8 @@ from emulator.scaler import report, sweep
 from emulator.scaler.calibration.cli import calibrate
 from emulator.scaler.model.collectives import COLLECTIVES, PLACEMENTS
 from emulator.scaler.model.fabric import EXTENSION_100K_GPUS, FABRIC_KINDS, meta_fabric
-from emulator.scaler.model.layout import StepLayout, step_comm_time
-from emulator.scaler.model.reliability import LLAMA3_GPUS, reliability_rows
+from emulator.scaler.model.layout import StepLayout, check_layout, step_comm_time
+from emulator.scaler.model.reliability import LLAMA3_GPUS, check_times, reliability_rows
 from emulator.scaler.model.routing import MODES, modes_for
 from emulator.scaler.model.timing import ModelParams
 from emulator.scaler.sweep import Scenario, sweep_sizes
@@ -145,17 +145,25 @@ def run(args: argparse.Namespace) -> int:
         seed=args.seed,
         maxmin=args.maxmin,
     )
+    # every option is checked before the first line is printed or file written
+    built = {kind: meta_fabric(gpus, kind) for kind in fabrics}  # refuses sizes it cannot build
+    sweep.check_modes(sc)
+    if args.holdout is not None and not args.calibrate:
+        raise UserError("--holdout needs --calibrate RESULT.json ...")
+    if args.reliability:
+        check_times(args.checkpoint_s, args.restart_s)
+    if args.step:
+        for fabric in built.values():
+            check_layout(fabric, StepLayout())
     con = report.console()
     out = report.ensure_dir(args.out)
     params = ModelParams()
     doc: dict[str, object] = {"scenario": asdict(sc)}
     if args.calibrate:
         params, doc["calibration"] = calibrate(args.calibrate, args.holdout, con)
-    elif args.holdout is not None:
-        raise UserError("--holdout needs --calibrate RESULT.json ...")
     doc["params"] = asdict(params)
-    for kind in fabrics:
-        con.print(meta_fabric(gpus, kind).describe())
+    for fabric in built.values():
+        con.print(fabric.describe())
     records = run_sweep_or_one(sc, params, [gpus])
     title = f"{sc.collective} {args.message_size} per GPU, {sc.placement} placement, {gpus:,} GPUs"
     con.print(report.records_table(records, title))
@@ -171,7 +179,7 @@ def run(args: argparse.Namespace) -> int:
     if args.step:
         steps: dict[str, Any] = {}
         for kind in fabrics:
-            fabric = meta_fabric(gpus, kind)
+            fabric = built[kind]
             for mode in (m for m in sc.modes if m in modes_for(kind)):
                 steps[f"{kind}/{mode}"] = step_comm_time(
                     fabric, StepLayout(), mode, sc.placement, sc.qps, sc.seed, params

@@ -92,6 +92,7 @@ def run(
 ) -> list[dict[str, object]]:
     """Every requested (fabric, size, mode) record; sizes default to just ``sc.gpus``."""
     params = params or ModelParams()
+    check_modes(sc)
     records = []
     for kind in sc.fabrics:
         modes = [m for m in sc.modes if m in modes_for(kind)]
@@ -99,9 +100,13 @@ def run(
             fabric = meta_fabric(gpus, kind)
             for mode in modes:
                 records.append(run_one(fabric, sc, mode, params))
-    if not records:
+    return records
+
+
+def check_modes(sc: Scenario) -> None:
+    """Refuse a scenario none of whose modes exists on any of its fabrics."""
+    if not any(m in modes_for(kind) for kind in sc.fabrics for m in sc.modes):
         raise UserError(
             f"no mode of {', '.join(sc.modes)} exists on fabric(s) {', '.join(sc.fabrics)} "
             "(RoCE: ecmp, eecmp, pinning; IB: ib_static, ib_adaptive)"
         )
-    return records

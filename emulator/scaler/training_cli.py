@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 from pathlib import Path
 
 from rich.console import Console
 
 from emulator.errors import UserError
+from emulator.scaler.cli import parse_gpus
 from emulator.scaler.model.fabric import EXTENSION_100K_GPUS, LLAMA3_GPUS, meta_fabric
 from emulator.scaler.model.timing import ModelParams
 from emulator.scaler.model.training_step import extrapolate
@@ -24,7 +26,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--gpus",
         default=f"{LLAMA3_GPUS},{EXTENSION_100K_GPUS}",
-        help="comma-separated GPU counts (default: the Llama 3 24K cluster and 33 zones)",
+        help="comma-separated GPU counts, e.g. 24K,100K (default: the Llama 3 24K cluster and 33 zones)",
     )
     parser.add_argument("--set", action="append", metavar="KEY=VALUE", help="override a key")
     parser.add_argument("--seed", type=int, default=0, help="seed of random placement and hashing")
@@ -38,6 +40,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def check_writable_file(path: Path) -> None:
+    """Refuse, before any work, a file path whose folder is missing or read-only, or that
+    names a folder."""
+    folder = path.parent
+    if path.is_dir():
+        raise UserError(f"--json {path}: a folder is there, not a file")
+    if not folder.is_dir():
+        raise UserError(f"--json {path}: no folder {folder} to write it in")
+    if not os.access(folder, os.W_OK | os.X_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise UserError(f"--json {path}: cannot write there (permission denied)")
+
+
 def run(args: argparse.Namespace) -> int:
     """Print one table per GPU count: axis and step seconds per configuration."""
     from emulator.scenario.load import load_scenario, parse_set
@@ -46,10 +60,14 @@ def run(args: argparse.Namespace) -> int:
     job = sc.workload.job
     if job is None:
         raise UserError(f"{args.scenario}: workload.kind must be training_step (with a job)")
-    try:
-        sizes = [int(s) for s in str(args.gpus).split(",") if s]
-    except ValueError:
-        raise UserError(f"--gpus: want comma-separated integers, got {args.gpus!r}") from None
+    sizes = [parse_gpus(s) for s in str(args.gpus).split(",") if s.strip()]
+    if not sizes:
+        raise UserError(f"--gpus {args.gpus!r}: want comma-separated GPU counts (e.g. 24K,100K)")
+    fabrics = [meta_fabric(gpus) for gpus in sizes]  # refuses sizes it cannot build
+    if args.seed < 0:
+        raise UserError("--seed must be >= 0")
+    if args.json:
+        check_writable_file(args.json)
     con = Console()
     model = ModelShape(**job.model.model_dump())
     doc: dict[str, object] = {"job": job.model_dump(mode="json"), "results": {}}
@@ -66,8 +84,7 @@ def run(args: argparse.Namespace) -> int:
             f"median |error| {errs[len(errs) // 2]:.0%}, max {errs[-1]:.0%}"
         )
         doc["calibration"] = {"efficiency": fit.efficiency, "residuals": fit.residuals()}
-    for gpus in sizes:
-        fabric = meta_fabric(gpus)
+    for gpus, fabric in zip(sizes, fabrics, strict=True):
         con.print(fabric.describe())
         rows = extrapolate(fabric, job.tp, job.cp, job.pp, model, params, args.seed)
         doc["results"][str(gpus)] = rows  # type: ignore[index]
@@ -75,6 +92,9 @@ def run(args: argparse.Namespace) -> int:
         title = f"step seconds, TP{job.tp} CP{job.cp} PP{job.pp} DP{dp} on {gpus:,} GPUs"
         con.print(rows_table(title, rows))
     if args.json:
-        args.json.write_text(json.dumps(doc, indent=1))
+        try:
+            args.json.write_text(json.dumps(doc, indent=1))
+        except OSError as exc:
+            raise UserError(f"--json {args.json}: cannot write: {exc.strerror}") from None
         con.print(f"written: {args.json}")
     return 0

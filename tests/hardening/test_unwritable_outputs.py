@@ -23,6 +23,7 @@ COMMANDS = [
     ["topo", "show", "two_rack_2spine", "-o", "{bad}/x.png"],
     ["control", str(ROOT / "topologies/two_rack_2spine.yaml"), "--out", "{bad}"],
     ["scale", "--gpus", "1024", "--out", "{bad}"],
+    ["scale-training", str(ROOT / "scenarios/training_step.yaml"), "--json", "{bad}/x.json"],
 ]
 
 

@@ -110,17 +110,27 @@ def test_calibrate_and_validate_options(tmp_path: Path) -> None:
         (["--fabric", "ib", "--mode", "ecmp"], "no mode"),
         (["--message-size", "1XB"], "--message-size"),
         (["--qps", "0"], "--qps"),
+        (["--gpus", "100000000000"], "exceeds the address plan"),
+        (["--holdout", "4"], "--holdout needs --calibrate"),
+        (["--reliability", "--checkpoint-s", "nan"], "checkpoint time must be a finite"),
+        (["--reliability", "--checkpoint-s", "-1"], "checkpoint time must be a finite"),
+        (["--reliability", "--restart-s", "inf"], "restart time must be a finite"),
+        (["--step", "--gpus", "16"], "pp=16 does not divide the 2 hosts.*multiple of 128"),
     ],
 )
 def test_bad_input_exits_2_with_message(
     argv: list[str], message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert main(["scale", *argv, "--sweep", "1", "--out", str(tmp_path)]) == 2
-    err = capsys.readouterr().err
-    assert "fabemu scale: error:" in err
+    """Refused before anything is printed or written: no half table, no report folder."""
+    out = tmp_path / "out"
+    assert main(["scale", *argv, "--sweep", "1", "--out", str(out)]) == 2
+    captured = capsys.readouterr()
+    assert "fabemu scale: error:" in captured.err
     import re
 
-    assert re.search(message, err)
+    assert re.search(message, captured.err)
+    assert captured.out == ""
+    assert not out.exists()
 
 
 def test_parsers() -> None:

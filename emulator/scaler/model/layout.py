@@ -43,6 +43,18 @@ class StepLayout:
         return float(self.micro_batch * self.seq_len * self.hidden * self.bytes_per_value)
 
 
+def check_layout(fabric: ClosFabric, layout: StepLayout) -> None:
+    """Refuse a layout that does not fit ``fabric`` (TP fills a host, PP divides the hosts)."""
+    g = fabric.gpus_per_host
+    if layout.tp != g:
+        raise UserError(f"layout: tp={layout.tp} must equal gpus_per_host={g} (TP inside the host)")
+    if fabric.hosts % layout.pp:
+        raise UserError(
+            f"layout: pp={layout.pp} does not divide the {fabric.hosts} hosts of {fabric.gpus:,}"
+            f" GPUs (the step needs a multiple of {layout.pp * g:,} GPUs)"
+        )
+
+
 def step_comm_time(
     fabric: ClosFabric,
     layout: StepLayout,
@@ -54,11 +66,8 @@ def step_comm_time(
 ) -> dict[str, float]:
     """TP, PP and DP communication seconds of one step, and the PP/DP bottleneck slowdowns."""
     params = params or ModelParams()
+    check_layout(fabric, layout)
     g = fabric.gpus_per_host
-    if layout.tp != g:
-        raise UserError(f"layout: tp={layout.tp} must equal gpus_per_host={g} (TP inside the host)")
-    if fabric.hosts % layout.pp:
-        raise UserError(f"layout: pp={layout.pp} does not divide the {fabric.hosts} hosts")
     dp = fabric.hosts // layout.pp
     phys = place_hosts(fabric, fabric.gpus, placement, seed).reshape(dp, layout.pp)
     lanes = np.arange(g)

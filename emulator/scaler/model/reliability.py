@@ -115,10 +115,18 @@ def interruptions_per_day(counts: ComponentCounts, rates: FailureRates) -> tuple
     return net + counts.gpus * rates.other_per_gpu, net
 
 
+def check_times(checkpoint_s: float, restart_s: float) -> None:
+    """Refuse a checkpoint time that is not > 0 s or a restart time that is not >= 0 s
+    (NaN and infinity included: they would only print ``nan`` rows)."""
+    if not (math.isfinite(checkpoint_s) and checkpoint_s > 0):
+        raise UserError(f"checkpoint time must be a finite number > 0 s, got {checkpoint_s}")
+    if not (math.isfinite(restart_s) and restart_s >= 0):
+        raise UserError(f"restart time must be a finite number >= 0 s, got {restart_s}")
+
+
 def goodput(per_day: float, checkpoint_s: float, restart_s: float) -> tuple[float, float]:
     """(goodput fraction, checkpoint interval s) under Young/Daly checkpointing."""
-    if checkpoint_s <= 0 or restart_s < 0:
-        raise UserError("checkpoint time must be > 0 s and restart time >= 0 s")
+    check_times(checkpoint_s, restart_s)
     if per_day <= 0:
         return 1.0, math.inf
     mtbi = 86_400.0 / per_day
