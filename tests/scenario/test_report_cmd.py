@@ -123,3 +123,83 @@ def test_bad_folders_are_user_errors(
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err
     assert not (target / "report.html").exists()
+
+
+@pytest.fixture(scope="module")
+def sweep(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A sweep over seeds of the flagship, 2 variants x 2 seeds, with its report."""
+    out = tmp_path_factory.mktemp("sweep") / "s"
+    argv = ["compare", str(FLAGSHIP), "--vary", "lb=ecmp,eecmp", "--seeds", "2"]
+    assert main([*argv, "--workers", "1", "--out", str(out)]) in (0, 1)
+    return out
+
+
+def _sweep_files(d: Path) -> dict[str, bytes]:
+    return {n: (d / n).read_bytes() for n in ("report.html", "distributions.png")}
+
+
+def test_a_sweeps_report_redrawn_is_the_sweeps_own(
+    sweep: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    before = _sweep_files(sweep)
+    copy = tmp_path / "copy"
+    shutil.copytree(sweep, copy)
+    for name in before:
+        (copy / name).unlink()
+    capsys.readouterr()
+    assert main(["report", str(copy)]) == 0
+    assert "(4 runs, 2 variant(s)" in capsys.readouterr().out
+    assert _sweep_files(copy) == before  # byte for byte: the table, the box plots
+    html = before["report.html"].decode()
+    assert "fat_flow_collision over seeds" in html and "lb=eecmp" in html
+    elsewhere = tmp_path / "elsewhere"
+    assert main(["report", str(sweep), "--out", str(elsewhere)]) == 0
+    assert _sweep_files(elsewhere) == before
+
+
+def test_a_sweeps_title_without_readable_runs_is_its_folders(sweep: Path, tmp_path: Path) -> None:
+    copy = tmp_path / "my-sweep"
+    shutil.copytree(sweep, copy, ignore=shutil.ignore_patterns("result.json"))
+    assert main(["report", str(copy)]) == 0
+    assert "my-sweep over seeds" in (copy / "report.html").read_text()
+
+
+@pytest.mark.parametrize(
+    ("damage", "message"),
+    [
+        ("with_a_run", "a sweep over seeds (runs.json) is reported on its own"),
+        ("not_json", "runs.json: not a fabemu runs.json"),
+        ("bad_metric", "runs.json: runs[0].metrics.collective_ms: Input should be a valid number"),
+        ("no_summary", "summary: no entry for variant(s) lb=ecmp"),
+        ("no_runs", "runs.json: no finished run to report"),
+    ],
+)
+def test_bad_sweep_folders_are_user_errors(
+    sweep: Path,
+    drawn: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    damage: str,
+    message: str,
+) -> None:
+    copy = tmp_path / "copy"
+    shutil.copytree(sweep, copy)
+    (copy / "report.html").unlink()
+    args = [str(copy)]
+    doc = json.loads((copy / "runs.json").read_text())
+    if damage == "with_a_run":
+        args.append(str(drawn))
+    elif damage == "not_json":
+        (copy / "runs.json").write_text("{")
+    elif damage == "bad_metric":
+        doc["runs"][0]["metrics"]["collective_ms"] = "fast"
+    elif damage == "no_summary":
+        del doc["summary"]["lb=ecmp"]
+    elif damage == "no_runs":
+        doc["runs"] = []
+    if damage in ("bad_metric", "no_summary", "no_runs"):
+        (copy / "runs.json").write_text(json.dumps(doc))
+    assert main(["report", *args]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err, err
+    assert not (copy / "report.html").exists()
