@@ -114,7 +114,35 @@ class _Compiler:
                     e.pos, "V1Switch arguments must be parser/control instantiations"
                 )
             blocks.append(decl)
+        self._check_block_types(m, blocks)
         return m, blocks  # type: ignore[return-value]
+
+    def _check_block_types(self, m: A.Instance, blocks: list[Any]) -> None:
+        """Each block's parameters against the type V1Switch declares for it (v1model.p4):
+        their number and directions, as p4c's type checker does (``in H hdr`` where the
+        architecture says ``inout`` is an error, not a silently different program)."""
+        package = self.env.type_decls.get("V1Switch")
+        if not isinstance(package, A.ProtoDecl):
+            return
+        for block, slot in zip(blocks, package.params, strict=False):
+            proto = self.env.type_decls.get(slot.type.name)
+            if not isinstance(proto, A.ProtoDecl):
+                continue
+            want = f"{proto.kind} {proto.name}({', '.join(_param_text(p) for p in proto.params)})"
+            if len(block.params) != len(proto.params):
+                raise CompileError(
+                    block.pos,
+                    f"{block.name} has {len(block.params)} parameters; V1Switch's "
+                    f"'{slot.name}' is a {want}",
+                )
+            for mine, theirs in zip(block.params, proto.params, strict=True):
+                if mine.direction != theirs.direction:
+                    raise CompileError(
+                        mine.pos,
+                        f"{block.name}: parameter '{mine.name}' is "
+                        f"'{mine.direction or 'directionless'}' where V1Switch's "
+                        f"'{slot.name}' is a {want}",
+                    )
 
     def run(self) -> dict[str, Any]:
         env = self.env
@@ -245,3 +273,8 @@ class _Compiler:
                 decl.pos, "constructor parameters on top-level blocks are not supported"
             )
         return ctx
+
+
+def _param_text(p: A.Param) -> str:
+    """``inout H hdr``: a parameter as declared."""
+    return " ".join(x for x in (p.direction, p.type.name, p.name) if x)

@@ -16,7 +16,12 @@ from emulator.errors import UserError
 from emulator.scaler import report, sweep
 from emulator.scaler.calibration.cli import calibrate
 from emulator.scaler.model.collectives import COLLECTIVES, PLACEMENTS
-from emulator.scaler.model.fabric import EXTENSION_100K_GPUS, FABRIC_KINDS, meta_fabric
+from emulator.scaler.model.fabric import (
+    EXTENSION_100K_GPUS,
+    FABRIC_KINDS,
+    ClosFabric,
+    meta_fabric,
+)
 from emulator.scaler.model.layout import StepLayout, check_layout, step_comm_time
 from emulator.scaler.model.reliability import LLAMA3_GPUS, check_times, reliability_rows
 from emulator.scaler.model.routing import MODES, modes_for
@@ -145,16 +150,7 @@ def run(args: argparse.Namespace) -> int:
         seed=args.seed,
         maxmin=args.maxmin,
     )
-    # every option is checked before the first line is printed or file written
-    built = {kind: meta_fabric(gpus, kind) for kind in fabrics}  # refuses sizes it cannot build
-    sweep.check_modes(sc)
-    if args.holdout is not None and not args.calibrate:
-        raise UserError("--holdout needs --calibrate RESULT.json ...")
-    if args.reliability:
-        check_times(args.checkpoint_s, args.restart_s)
-    if args.step:
-        for fabric in built.values():
-            check_layout(fabric, StepLayout())
+    built = _checked(args, sc)
     con = report.console()
     out = report.ensure_dir(args.out)
     params = ModelParams()
@@ -209,6 +205,21 @@ def run(args: argparse.Namespace) -> int:
         + (f", {out / 'scale_vs_gpus.png'}" if args.sweep > 1 else "")
     )
     return 0
+
+
+def _checked(args: argparse.Namespace, sc: Scenario) -> dict[str, ClosFabric]:
+    """Every option checked before the first line is printed or file written; the fabric
+    of each kind (building it refuses sizes it cannot build)."""
+    built = {kind: meta_fabric(sc.gpus, kind) for kind in sc.fabrics}
+    sweep.check_modes(sc)
+    if args.holdout is not None and not args.calibrate:
+        raise UserError("--holdout needs --calibrate RESULT.json ...")
+    if args.reliability:
+        check_times(args.checkpoint_s, args.restart_s)
+    if args.step:
+        for fabric in built.values():
+            check_layout(fabric, StepLayout())
+    return built
 
 
 def run_sweep_or_one(

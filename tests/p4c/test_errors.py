@@ -169,3 +169,47 @@ def test_mutated_programs_give_compile_errors_not_tracebacks() -> None:
         else:
             assert [p["name"] for p in doc["pipelines"]] == ["ingress", "egress"]
     assert errors >= 20  # most mutations break the program
+
+
+def _v1switch(header: str, verify: str = "inout headers_t h, inout meta_t m") -> str:
+    """A minimal program: ``header h_t`` with the given fields (line 3), ``V(verify)`` as
+    the VerifyChecksum block (line 9)."""
+    return f"""#include <core.p4>
+#include <v1model.p4>
+header h_t {{ {header} }}
+struct meta_t {{ bit<3> small; }}
+struct headers_t {{ h_t h; }}
+parser P(packet_in p, out headers_t h, inout meta_t m, inout standard_metadata_t s) {{
+    state start {{ p.extract(h.h); transition accept; }}
+}}
+control V({verify}) {{ apply {{ }} }}
+control C(inout headers_t h, inout meta_t m) {{ apply {{ }} }}
+control I(inout headers_t h, inout meta_t m, inout standard_metadata_t s) {{ apply {{ }} }}
+control E(inout headers_t h, inout meta_t m, inout standard_metadata_t s) {{ apply {{ }} }}
+control D(packet_out p, in headers_t h) {{ apply {{ p.emit(h.h); }} }}
+V1Switch(P(), V(), I(), E(), C(), D()) main;
+"""
+
+
+def test_a_header_of_a_fractional_byte_is_refused_at_its_declaration() -> None:
+    """As p4c-bm2-ss (BMv2 parses and emits whole bytes); a struct is padded instead."""
+    with pytest.raises(CompileError) as info:
+        compile_source(_v1switch("bit<8> a; bit<1> flag;"), INLINE)
+    text = str(info.value)
+    assert "inline.p4:3:1:" in text
+    assert "header h_t: its fields total 9 bits" in text and "multiple of 8 bits" in text
+    doc = compile_source(_v1switch("bit<8> a; bit<1> flag; bit<7> pad;"), INLINE)
+    assert any(t["name"] == "h_t" for t in doc["header_types"])  # meta_t's 3 bits: padded
+
+
+def test_a_block_whose_directions_differ_from_v1switch_is_refused() -> None:
+    """``control V(in H h, inout M m)`` as V1Switch's VerifyChecksum (``inout H hdr``), as
+    older v1model programs wrote it: p4c refuses it, so does fabemu, at the parameter."""
+    with pytest.raises(CompileError) as info:
+        compile_source(_v1switch("bit<8> a;", "in headers_t h, inout meta_t m"), INLINE)
+    text = str(info.value)
+    assert "inline.p4:9:11:" in text
+    assert "V: parameter 'h' is 'in' where V1Switch's 'vr' is a control VerifyChecksum(" in text
+    assert compile_source(_v1switch("bit<8> a;"), INLINE)
+    with pytest.raises(CompileError, match="V has 1 parameters; V1Switch's 'vr' is a control"):
+        compile_source(_v1switch("bit<8> a;", "inout headers_t h"), INLINE)

@@ -97,6 +97,7 @@ def test_l3_ecmp_forty_flows_match_bmv2(tmp_path):
         "union_stack",
         "lookahead_header",
         "entry_priority",
+        "bound_action_args",
     ],
 )
 @pytest.mark.parametrize("compiler", ["p4c-bm2-ss", "fabemu"])

@@ -87,7 +87,13 @@ def p4info_text(doc: dict[str, Any], counter_units: dict[str, str] | None = None
     tables = [t for p in doc["pipelines"] for t in p["tables"] if not t["name"].startswith("tbl_")]
     profiles = [a for p in doc["pipelines"] for a in p["action_profiles"]]
     used = {a for t in tables for a in t["actions"]}
-    actions = [a for a in doc["actions"] if a["name"] in used]
+    # one P4Info action per declaration: an action bound to different out/inout arguments
+    # is several BMv2 actions of one name
+    first: dict[str, dict[str, Any]] = {}
+    for a in doc["actions"]:
+        if a["name"] in used:
+            first.setdefault(a["name"], a)
+    actions = list(first.values())
     objs = (
         tables
         + actions

@@ -85,7 +85,10 @@ class Env:
                 "extern_instances",
             ]
         }
-        self.action_ids: dict[str, int] = {}
+        self.action_ids: dict[str, int] = {}  # an action's first (or only) BMv2 action
+        #: (action, what its out/inout parameters are bound to) -> its BMv2 action: each
+        #: binding in a table's actions list is an action of its own
+        self.bound_actions: dict[tuple[str, str], int] = {}
         self.names_used: set[str] = set()
         self.table_id = 0
         self.cond_id = 0
@@ -150,10 +153,17 @@ class Env:
                 raise CompileError(
                     pos, f"field '{fname}' of {t.show()} has unsupported type {ft.show()}"
                 )
+        total = sum(f[1] for f in fields if isinstance(f[1], int))
         if t.kind != "header":
-            total = sum(f[1] for f in fields if isinstance(f[1], int))
             if total % 8:
                 fields.append(["_padding", 8 - total % 8, False])
+        elif total % 8 and not extra:  # as p4c-bm2-ss: BMv2 parses and emits whole bytes
+            decl = self.type_decls.get(t.name)
+            raise CompileError(
+                getattr(decl, "pos", None) or pos,
+                f"header {t.name}: its fields total {total} bits; BMv2 supports only headers "
+                "of whole bytes (a multiple of 8 bits)",
+            )
         self._add_header_type(t.name, fields, **extra)
         return t.name
 
@@ -291,7 +301,7 @@ class Env:
         if pos is not None:
             entry["source_info"] = source_info(pos)
         self.out["actions"].append(entry)
-        self.action_ids[name] = aid
+        self.action_ids.setdefault(name, aid)
         return aid
 
     def error_code(self, name: str) -> int | None:

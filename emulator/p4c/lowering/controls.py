@@ -14,14 +14,12 @@ from typing import Any
 from emulator.p4c.diagnostics import CompileError, Pos
 from emulator.p4c.frontend import ast as A
 from emulator.p4c.frontend import types as T
-from emulator.p4c.frontend.ast import expr_text
-from emulator.p4c.frontend.decls import resolve_type
 from emulator.p4c.frontend.env import Scope, source_info
 from emulator.p4c.frontend.values import RV, Const, ObjRef, to_data
 from emulator.p4c.lowering.context import Ctx
 from emulator.p4c.lowering.effect_order import effect_order
-from emulator.p4c.lowering.exprs import const_eval, lower, scalar
-from emulator.p4c.lowering.stmts import cond_json, exits, lower_block, lower_stmt
+from emulator.p4c.lowering.exprs import lower, scalar
+from emulator.p4c.lowering.stmts import cond_json, exits, lower_stmt
 from emulator.p4c.lowering.sub_controls import (
     ApplyArgs,
     bind_apply_args,
@@ -31,6 +29,7 @@ from emulator.p4c.lowering.sub_controls import (
     tables_in,
     with_copy_out,
 )
+from emulator.p4c.lowering.table_actions import lower_action, table_action
 from emulator.p4c.lowering.tables import TableBuilder, cp_name, simple_key
 from emulator.p4c.lowering.value_switch import value_switch
 
@@ -102,9 +101,7 @@ class ControlLowering:
                     and a.kind == "action"
                     and a.name not in self.env.action_ids
                 ):
-                    self._lower_action(
-                        a, loc, A.ActionRef(loc.pos, A.Name(loc.pos, loc.name), ()), ctx
-                    )
+                    lower_action(a, loc, [], ctx)
 
     # -------------------------------------------------------------- forward pass
     def forward(self, stmts: tuple[A.Stmt, ...] | list[A.Stmt], ctx: Ctx) -> list[Any]:
@@ -427,48 +424,9 @@ class ControlLowering:
 
     # -------------------------------------------------------------- actions in tables
     def emit_action(self, r: A.ActionRef, ctx: Ctx, data: bool = False) -> Any:
-        a = lower(r.name, ctx)
-        if not isinstance(a, ObjRef) or a.kind != "action":
-            raise CompileError(r.pos, f"'{expr_text(r.name)}' is not an action")
-        decl: A.ActionDecl = a.decl
-        widths = []
-        for p in decl.params:
-            if p.direction == "":
-                t = resolve_type(self.env, p.type, const_eval)
-                w = T.width_of(t)
-                if w is None:
-                    raise CompileError(
-                        p.pos,
-                        f"action parameter '{p.name}' of type {t.show()} cannot be set by the control plane",
-                    )
-                widths.append(w)
-        if a.name not in self.env.action_ids:
-            self._lower_action(a, decl, r, ctx)
-        aid = self.env.action_ids[a.name]
-        if data:
-            return a.name, aid, widths
-        return a.name, aid, widths
-
-    def _lower_action(self, a: ObjRef, decl: A.ActionDecl, r: A.ActionRef, ctx: Ctx) -> None:
-        scope = Scope(a.extra if a.extra is not None else self.env.globals)
-        actx = ctx.fresh(scope, "action", ctx.prefix)
-        runtime = []  # type: ignore[var-annotated]
-        bound = list(r.args)
-        for p in decl.params:
-            t = resolve_type(self.env, p.type, const_eval)
-            if p.direction != "":
-                if not bound:
-                    raise CompileError(
-                        r.pos,
-                        f"action {decl.name}: directional parameter '{p.name}' must be bound in the actions list",
-                    )
-                arg = bound.pop(0)
-                scope.bind(p.name, lower(arg.value, ctx, t))
-                continue
-            scope.bind(p.name, RV({"type": "runtime_data", "value": len(runtime)}, t))
-            runtime.append({"name": p.name, "bitwidth": T.width_of(t)})
-        lower_block(decl.body.stmts, actx)
-        self.env.add_action(a.name, runtime, actx.prims, decl.pos)
+        """``(name, BMv2 action id, data widths, number of bound out/inout arguments)`` of
+        an action in a table's actions list, default action or entry; lowered on first use."""
+        return table_action(r, ctx)
 
     def resolve_instance(self, e: Any, table_name: str, ctx: Ctx) -> ObjRef:
         if (

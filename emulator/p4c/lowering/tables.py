@@ -49,7 +49,6 @@ class TableBuilder:
         self.selector_inputs: list[dict[str, Any]] = []
         self.action_names: list[str] = []
         self.action_ids: list[int] = []
-        self.action_params: dict[str, list[int]] = {}
         self.json: dict[str, Any] = {}
         self.key_temps: dict[int, RV] = {}  # key element id -> temporary holding its value
 
@@ -109,24 +108,28 @@ class TableBuilder:
     # -------------------------------------------------------------- actions
     def _actions(self, refs: tuple[A.ActionRef, ...], emit_action: Any) -> None:
         for r in refs:
-            aname, aid, nparams = emit_action(r)
+            aname, aid, _, _ = emit_action(r)
             if aname in self.action_names:
                 raise CompileError(r.pos, f"action '{aname}' listed twice in table {self.name}")
             self.action_names.append(aname)
             self.action_ids.append(aid)
-            self.action_params[aname] = nparams
 
     def _action_data(
         self, r: A.ActionRef, emit_action: Any, pos: Pos
     ) -> tuple[str, int, list[str]]:
-        aname, aid, widths = emit_action(r, data=True)
+        aname, aid, widths, nbound = emit_action(r, data=True)
         if aname not in self.action_names:
             raise CompileError(
                 pos, f"action '{aname}' is not in the actions list of table {self.name}"
             )
+        if aid not in self.action_ids:
+            raise CompileError(
+                pos,
+                f"action '{aname}': its out/inout arguments are bound differently in the "
+                f"actions list of table {self.name}",
+            )
         vals = []
-        nbound = len(self.action_params.get(aname, widths)) - len(widths)
-        data_args = r.args[max(nbound, 0) :] if len(r.args) > len(widths) else r.args
+        data_args = r.args[nbound:]
         if len(data_args) != len(widths):
             raise CompileError(
                 pos, f"action '{aname}' expects {len(widths)} arguments, got {len(data_args)}"

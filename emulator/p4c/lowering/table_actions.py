@@ -1,0 +1,94 @@
+"""Actions named in tables (actions lists, default actions, entries), lowered to BMv2 actions.
+
+An action's directionless parameters become control-plane data (``runtime_data``); its
+``out``/``inout`` parameters are bound in the actions list (``put(hdr.x.a)``). Each distinct
+binding is a BMv2 action of its own, all with the action's name, as p4c emits them: one
+``put`` listed in two tables bound to two fields writes each table's own field::
+
+    table t_a { actions = { put(hdr.x.a); } }   ─► MyIngress.put (id 4): hdr.x.a = v
+    table t_b { actions = { put(hdr.x.b); } }   ─► MyIngress.put (id 5): hdr.x.b = v
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from emulator.p4c.diagnostics import CompileError
+from emulator.p4c.frontend import ast as A
+from emulator.p4c.frontend import types as T
+from emulator.p4c.frontend.ast import expr_text
+from emulator.p4c.frontend.decls import resolve_type
+from emulator.p4c.frontend.env import Scope
+from emulator.p4c.frontend.values import RV, ObjRef, Value
+from emulator.p4c.lowering.context import Ctx
+from emulator.p4c.lowering.exprs import const_eval, lower
+from emulator.p4c.lowering.stmts import lower_block
+
+
+def table_action(r: A.ActionRef, ctx: Ctx) -> tuple[str, int, list[int], int]:
+    """``(name, BMv2 action id, data widths, number of bound arguments)`` of the action
+    ``r`` names in a table; the BMv2 action is lowered on first use of its binding."""
+    env = ctx.env
+    a = lower(r.name, ctx)
+    if not isinstance(a, ObjRef) or a.kind != "action":
+        raise CompileError(r.pos, f"'{expr_text(r.name)}' is not an action")
+    decl: A.ActionDecl = a.decl
+    widths = []
+    for p in decl.params:
+        if p.direction == "":
+            t = resolve_type(env, p.type, const_eval)
+            w = T.width_of(t)
+            if w is None:
+                raise CompileError(
+                    p.pos,
+                    f"action parameter '{p.name}' of type {t.show()} cannot be set by the control plane",
+                )
+            widths.append(w)
+    binds = _bound_args(decl, r, ctx)
+    if not binds:
+        if a.name not in env.action_ids:
+            lower_action(a, decl, [], ctx)
+        aid = env.action_ids[a.name]
+    else:
+        key = (a.name, repr(binds))
+        if key not in env.bound_actions:
+            env.bound_actions[key] = lower_action(a, decl, binds, ctx)
+        aid = env.bound_actions[key]
+    return a.name, aid, widths, len(binds)
+
+
+def _bound_args(decl: A.ActionDecl, r: A.ActionRef, ctx: Ctx) -> list[Value]:
+    """What ``r`` binds the action's directional parameters to (they come first: P4 puts
+    directionless parameters last)."""
+    binds: list[Value] = []
+    args = list(r.args)
+    for p in decl.params:
+        if p.direction == "":
+            continue
+        if not args:
+            raise CompileError(
+                r.pos,
+                f"action {decl.name}: directional parameter '{p.name}' must be bound in the actions list",
+            )
+        t = resolve_type(ctx.env, p.type, const_eval)
+        binds.append(lower(args.pop(0).value, ctx, t))
+    return binds
+
+
+def lower_action(a: ObjRef, decl: A.ActionDecl, binds: list[Value], ctx: Ctx) -> int:
+    """Add the BMv2 action of ``decl`` with its directional parameters bound to ``binds``;
+    returns its id."""
+    env = ctx.env
+    scope = Scope(a.extra if a.extra is not None else env.globals)
+    actx = ctx.fresh(scope, "action", ctx.prefix)
+    runtime: list[dict[str, Any]] = []
+    bound = list(binds)
+    for p in decl.params:
+        t = resolve_type(env, p.type, const_eval)
+        if p.direction != "":
+            scope.bind(p.name, bound.pop(0))
+            continue
+        scope.bind(p.name, RV({"type": "runtime_data", "value": len(runtime)}, t))
+        runtime.append({"name": p.name, "bitwidth": T.width_of(t)})
+    lower_block(decl.body.stmts, actx)
+    return env.add_action(a.name, runtime, actx.prims, decl.pos)
