@@ -185,6 +185,11 @@ def run_scenario(
         meta.incomplete_reason = "interrupted"
         RunResult(meta=meta).save(outdir / "result.json")
         raise
+    except UserError as exc:  # e.g. the P4 program does not compile: say so in the folder too
+        log.error("%s", exc)
+        meta.incomplete_reason = f"error: {str(exc).splitlines()[0]}"
+        RunResult(meta=meta).save(outdir / "result.json")
+        raise
     finally:
         late.stop()
         if handler is not None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -70,3 +71,26 @@ def test_cli_exit_code_1_when_expectations_fail(tmp_path: Path) -> None:
     args = ["run", str(SCENARIO), "--out", str(tmp_path), "--set", "workload.size_bytes=65536"]
     assert main([*args, "--set", "expect={drops: {eq: 0}}"]) == 0
     assert main([*args, "--set", "expect={drops: {min: 1}}"]) == 1
+
+
+def test_a_user_error_during_the_run_is_recorded_in_its_folder(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A P4 program that does not compile: exit 2 with the positioned error, and the
+    results folder says so too (run.log, result.json marked incomplete), not just the
+    scenario it was given."""
+    p4 = SCENARIO.parents[1] / "p4"
+    shutil.copytree(p4 / "include", tmp_path / "include")
+    program = tmp_path / "bad.p4"
+    text = (p4 / "roce_fabric.p4").read_text()
+    program.write_text(text.replace("apply {", "apply { undefined_thing = 1;", 1))
+    out = tmp_path / "out"
+    args = ["run", str(SCENARIO), "--out", str(out), "--set", f"switch.program={program}"]
+    assert main(args) == 2
+    assert "error: 'undefined_thing' is not declared" in capsys.readouterr().err
+    saved = RunResult.load(out / "result.json")
+    assert saved.meta.complete is False
+    assert saved.meta.incomplete_reason is not None
+    assert saved.meta.incomplete_reason.startswith("error: ")
+    assert "bad.p4:" in saved.meta.incomplete_reason
+    assert "ERROR" in (out / "run.log").read_text() and (out / "scenario.yaml").exists()
