@@ -28,13 +28,15 @@ class Pkt:
     recirc_fl: int | None = None
     digest: int | None = None
     digest_receiver = 0
-    truncate = 0
+    truncate = -1  # the length truncate() asked for, the smallest of them; -1: none
     origin: Any = None  # framereplay: the ingress outcome replayed instead of parsing
     full = True  # False: f holds metadata only, not the parsed header fields
 
     def __init__(self, buf: bytes, f: list[int]) -> None:
         self.buf = buf
-        self.n = self.ingress_length = len(buf)
+        #: BMv2's packet-length register: the frame's length, then +/- the bytes of headers
+        #: made valid or invalid (add_header/remove_header); egress reads it as packet_length
+        self.n = self.length_register = len(buf)
         self.off = 0
         self.f = f
 

@@ -159,12 +159,8 @@ class ActionCompiler:
             if ud is None or us is None:
                 raise ProgramError(f"unknown header union stack in {ps!r}")
             return [f"_ucopy(f, {cg.const(ud)}, {cg.const(us)})"]
-        if op in ("add_header", "setValid"):
-            ref = cg.header_ref(ps[0])
-            others = cg.layout.union_siblings.get(ref.proto.name, []) if ref.base.isdigit() else []
-            return [f"f[{ref.valid}] = 1", *[f"f[{o.valid}] = 0" for o in others]]
-        if op in ("remove_header", "setInvalid"):
-            return [f"f[{cg.header_ref(ps[0]).valid}] = 0"]
+        if op in ("add_header", "setValid", "remove_header", "setInvalid"):
+            return self._validity(op in ("add_header", "setValid"), cg.header_ref(ps[0]))
         if op in ("push", "pop") and ps[0].get("type") == "header_union_stack":
             us = cg.layout.union_stacks.get(str(ps[0]["value"]))
             if us is None:
@@ -235,7 +231,13 @@ class ActionCompiler:
         if op == "generate_digest":
             return [f"p.digest = {cg.expr(ps[1])}", f"p.digest_receiver = {cg.expr(ps[0])}"]
         if op == "truncate":
-            return [f"p.truncate = {cg.expr(ps[0])}"]
+            # BMv2 keeps the smallest length asked for (0 included), ingress and egress
+            n = cg.fresh("trunc_")
+            return [
+                f"{n} = {cg.expr(ps[0])}",
+                f"if p.truncate < 0 or {n} < p.truncate:",
+                f"    p.truncate = {n}",
+            ]
         if op == "log_msg":
             fmt = cg.const(str(ps[0].get("value", "")))
             vals = [cg.expr(v) for v in (ps[1].get("value", []) if len(ps) > 1 else [])]
@@ -248,6 +250,31 @@ class ActionCompiler:
             sym = "<<" if op == "shift_left" else ">>"
             return cg.assign(ps[0], f"({cg.expr(ps[1])} {sym} {cg.expr(ps[2])})")
         return None
+
+    def _validity(self, valid: bool, ref: HRef) -> list[str]:
+        """``add_header``/``remove_header`` as BMv2 does them: only a change of validity
+        counts; a header made valid has every field zeroed, and the packet-length register
+        (what egress reads as ``packet_length``) grows or shrinks by the header's bytes."""
+        cg, h = self.cg, ref.proto
+        base = ref.base
+        lines: list[str] = []
+        if not base.isdigit():  # a stack member chosen at run time: its base slot, once
+            base = cg.fresh("hbase_")
+            lines.append(f"{base} = {ref.base}")
+        at = HRef(h, base)
+        nbytes = f"{h.nbits // 8}" + (
+            f" + (f[{at.slot(h.span - 1)}] >> 3)" if h.vl is not None else ""
+        )
+        if valid:
+            zeros = cg.const((0,) * len(h.fields))
+            lines += [f"if not f[{at.valid}]:", f"    f[{at.slot(0)}:{at.valid}] = {zeros}"]
+            if not h.metadata:
+                lines.append(f"    p.length_register += {nbytes}")
+            others = cg.layout.union_siblings.get(h.name, []) if ref.base.isdigit() else []
+            return [*lines, f"f[{at.valid}] = 1", *[f"f[{o.valid}] = 0" for o in others]]
+        if not h.metadata:
+            lines += [f"if f[{at.valid}]:", f"    p.length_register -= {nbytes}"]
+        return [*lines, f"f[{at.valid}] = 0"]
 
     def _copy_header(self, dst: HRef, src: HRef) -> list[str]:
         span = dst.proto.span

@@ -290,7 +290,7 @@ class Switch:
     def _fork(self, f: list[int], p: Pkt) -> Pkt:
         q = Pkt(p.buf, f)
         q.off, q.payload, q.truncate = p.off, p.payload, p.truncate
-        q.ingress_length = p.ingress_length
+        q.length_register = p.length_register
         return q
 
     def _replicate(self, f: list[int], p: Pkt, mgid: int, itype: int) -> list[Item]:
@@ -341,7 +341,7 @@ class Switch:
         (s_port, m_port), (s_spec, _), (s_ts, m_ts) = self._eg_slots
         f[s_port], f[s_spec], f[s_ts] = port & m_port, 0, (self.clock() // 1000) & m_ts
         (s_len, m_len), (s_enq, m_enq), (s_eqd, m_eqd), (s_dqd, m_dqd), (s_td, m_td) = self._eg_meta
-        f[s_len] = p.ingress_length & m_len
+        f[s_len] = p.length_register & m_len
         if deq is not None:
             f[s_enq] = (deq.enq_timestamp_ns // 1000) & m_enq
             f[s_eqd] = deq.enq_qdepth & m_eqd
@@ -378,7 +378,7 @@ class Switch:
         except Exception as err:  # never let a packet crash the switch (own name: mypyc)
             self._fail("errors", f"egress: {type(err).__name__}: {err}", [])
             return None, [], []
-        if p.truncate and len(frame) > p.truncate:
+        if p.truncate >= 0 and len(frame) > p.truncate:
             frame = frame[: p.truncate]
         if p.recirc_fl is not None:
             preserved = self._preserve(f, p.recirc_fl)

@@ -140,7 +140,7 @@ REQUIRED_ITEMS = [
 TARGET_OPTIONS: dict[str, dict[str, int]] = {"priority_queues": {"priority_queues": 8}}
 
 _HEX = re.compile(r"[0-9a-fA-F]+")
-_EXPECT = re.compile(r"[0-9a-fA-F*]+\$?")
+_EXPECT = re.compile(r"[0-9a-fA-F*]*\$?")  # "$" alone: an empty frame (truncate(0))
 
 
 def _cells(line: str) -> list[str]:

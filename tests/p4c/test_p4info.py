@@ -11,7 +11,7 @@ from emulator.p4c import CompileError
 from emulator.p4c.backend.p4info import jenkins
 from emulator.p4c.compiler import compile_with_p4info
 
-from .p4c_helpers import PROGRAMS
+from .p4c_helpers import PROGRAMS, ingress_program
 
 
 def _blocks(text: str, kind: str) -> list[str]:
@@ -91,3 +91,31 @@ def test_cli_writes_p4info(tmp_path: Path) -> None:
         )
         == 2
     )
+
+
+def test_validity_keys_are_named_as_p4c_names_them(tmp_path: Path) -> None:
+    """``h.isValid(): exact`` is the key ``h.$valid$`` in the JSON and the P4Info (as
+    p4c-bm2-ss writes both), also for a stack element; ``@name`` wins."""
+    decls = """
+    table t {
+        key = {
+            hdr.ipv4.isValid(): exact;
+            hdr.vlan[1].isValid(): exact;
+            hdr.tcp.isValid(): exact @name("tcp_ok");
+        }
+        actions = { NoAction; }
+    }"""
+    prog = tmp_path / "valid_keys.p4"
+    prog.write_text(ingress_program("        t.apply();", decls))
+    doc, info = compile_with_p4info(prog, include_dirs=[str(PROGRAMS)])
+    names = ["hdr.ipv4.$valid$", "hdr.vlan[1].$valid$", "tcp_ok"]
+    (t,) = [t for p in doc["pipelines"] for t in p["tables"] if t["name"] == "MyIngress.t"]
+    assert [k["name"] for k in t["key"]] == names
+    assert [k["target"] for k in t["key"]] == [
+        ["ipv4", "$valid$"],
+        ["vlan[1]", "$valid$"],
+        ["tcp", "$valid$"],
+    ]
+    (table_info,) = _blocks(info, "tables")
+    for i, name in enumerate(names, 1):
+        assert f'id: {i}\n    name: "{name}"\n    bitwidth: 1\n    match_type: EXACT' in table_info

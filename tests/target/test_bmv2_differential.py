@@ -98,6 +98,9 @@ def test_l3_ecmp_forty_flows_match_bmv2(tmp_path):
         "lookahead_header",
         "entry_priority",
         "bound_action_args",
+        "validity_length",
+        "aliased_action_args",
+        "validity_keys",
     ],
 )
 @pytest.mark.parametrize("compiler", ["p4c-bm2-ss", "fabemu"])

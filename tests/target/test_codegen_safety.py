@@ -18,14 +18,14 @@ from .test_packet_parser import parser_program
 from .test_v1model import flow_program
 
 HOSTILE = "x');__import__('os').system('touch /tmp/pwned')#\"{}"
-GENERATED = re.compile(r"(_o|act_|ps_|nd_|key_|dep_|emit_|calc_|ck_)\d+\Z")
+GENERATED = re.compile(r"(_o|act_|ps_|nd_|key_|dep_|emit_|calc_|ck_|trunc_|hbase_)\d+\Z")
 #: every other identifier the generator may emit: keywords, locals, helpers, attributes
 VOCABULARY = set(keyword.kwlist) | {
     "f", "p", "d", "o", "e", "x", "k", "i", "b", "b0", "b1", "pc", "a", "v",
     "_BIG", "_EMPTY", "_PE", "_sx", "_sat", "_usat", "_ifb", "_pack", "_push", "_pop", "_AF",
     "_logm", "_rng", "_xvl", "_evl", "min", "max", "any",
     "off", "n", "buf", "payload", "exit", "clone_session", "clone_fl", "resubmit_fl",
-    "recirc_fl", "digest", "digest_receiver", "truncate", "look", "append", "extend",
+    "recirc_fl", "digest", "digest_receiver", "truncate", "length_register", "look", "append", "extend",
     "to_bytes", "count", "execute", "read", "write", "randint", "deparser", "tail", "join",
     "h", "_h", "err", "code",
 }  # fmt: skip

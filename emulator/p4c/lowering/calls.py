@@ -200,16 +200,16 @@ def inline_action(
                 ctx.emit("assign", [tmp.json, to_data(v)], e.pos)
                 v = RV(tmp.json, t)
         v = struct_arg(ctx, p, v, t, e.pos)
-        v = _copy_in(ctx, p, v, t, e.pos, copies, decl.body)
+        v = copy_in(ctx, p, v, t, e.pos, copies, decl.body)
         inner.scope.bind(p.name, v)
     start = len(ctx.prims)
     lower_block(decl.body.stmts, inner)
     body_end = len(ctx.prims)
-    _copy_out(ctx, copies, pos)
-    _copy_out_before_exit(ctx, start, body_end, decl)
+    copy_out(ctx, copies, pos)
+    copy_out_before_exit(ctx, start, body_end, decl)
 
 
-def _copy_out_before_exit(ctx: Ctx, start: int, body_end: int, decl: A.ActionDecl) -> None:
+def copy_out_before_exit(ctx: Ctx, start: int, body_end: int, decl: A.ActionDecl) -> None:
     """Move the copy-out (``prims[body_end:]``) before the action's ``exit``: the arguments
     are written back when the action exits, as p4c does (an exit is unconditional on BMv2)."""
     ops = [p["op"] for p in ctx.prims[start:body_end]]
@@ -245,7 +245,7 @@ def inline_function(ctx: Ctx, decl: A.FunctionDecl, args: tuple[A.Arg, ...], pos
             assign_value(tmp, v, ctx, a.value.pos)
             v = RV(tmp.json, t)
         v = struct_arg(ctx, p, v, t, a.value.pos)
-        inner.scope.bind(p.name, _copy_in(ctx, p, v, t, a.value.pos, copies, decl.body))
+        inner.scope.bind(p.name, copy_in(ctx, p, v, t, a.value.pos, copies, decl.body))
     rt = resolve_type(ctx.env, decl.ret, const_eval)
     result: Value | None = None
     if isinstance(rt, T.StructT):  # a header or struct: storage of its own, as for a local
@@ -254,7 +254,7 @@ def inline_function(ctx: Ctx, decl: A.FunctionDecl, args: tuple[A.Arg, ...], pos
         result = ctx.temp(rt, pos, f"{decl.name}_ret")
     inner.func_result = result
     lower_block(decl.body.stmts, inner)  # a return jumps here, before the copy-out
-    _copy_out(ctx, copies, pos)
+    copy_out(ctx, copies, pos)
     if isinstance(result, RV):
         return RV(result.json, rt)
     return result if result is not None else VOID
@@ -283,7 +283,7 @@ def mentions(node: object, name: str) -> bool:
     return False
 
 
-def _copy_in(
+def copy_in(
     ctx: Ctx,
     p: A.Param,
     v: Value,
@@ -293,7 +293,7 @@ def _copy_in(
     body: A.Stmt,
 ) -> Value:
     """What an ``inout``/``out`` parameter is bound to: a copy of the argument (copied in for
-    ``inout``), written back by ``_copy_out``, so aliased arguments behave as in P4."""
+    ``inout``), written back by ``copy_out``, so aliased arguments behave as in P4."""
     if p.direction not in ("inout", "out") or isinstance(v, ObjRef):
         return v
     if not mentions(body, p.name):  # as p4c: an unused parameter is neither read nor written
@@ -308,7 +308,7 @@ def _copy_in(
     return storage
 
 
-def _copy_out(ctx: Ctx, copies: list[tuple[Value, Value, Pos]], pos: Pos) -> None:
+def copy_out(ctx: Ctx, copies: list[tuple[Value, Value, Pos]], pos: Pos) -> None:
     """Write ``inout``/``out`` parameters back to their arguments, left to right."""
     for arg, storage, apos in copies:
         assign_value(arg, storage, ctx, apos)

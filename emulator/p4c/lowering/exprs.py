@@ -29,6 +29,7 @@ from emulator.p4c.frontend.values import (
 )  # fmt: skip
 from emulator.p4c.lowering import union_stacks
 from emulator.p4c.lowering.context import Ctx
+from emulator.p4c.lowering.div_mod import div_mod
 from emulator.p4c.lowering.header_ops import aggregate_equality
 
 
@@ -441,8 +442,6 @@ def binary(e: A.Binary, ctx: Ctx, expected: T.Type | None) -> Value:
             raise CompileError(e.pos, f"'{op}' needs integer operands, found {t.show()}")
         if isinstance(a, Const) and isinstance(b, Const):
             return Const(int(fold_compare(op, a.value, b.value)), T.BOOL)
-        if isinstance(t, T.BoolT):
-            return RV(expr_json(op, to_data(a), to_data(b)), T.BOOL, boolean=True)
         return RV(expr_json(op, to_data(a), to_data(b)), T.BOOL, boolean=True)
     if op in _ARITH:
         if not isinstance(t, T.Bits | T.InfInt):
@@ -454,8 +453,8 @@ def binary(e: A.Binary, ctx: Ctx, expected: T.Type | None) -> Value:
             return Const(r, t)
         if isinstance(t, T.InfInt):
             raise CompileError(e.pos, "untyped constant in a run-time expression; give it a width")
-        if op in ("/", "%") and t.signed:
-            raise CompileError(e.pos, f"'{op}' is not supported on signed values")
+        if op in ("/", "%"):
+            return div_mod(e, a, b, t)
         if op in ("|+|", "|-|"):
             inner = expr_json("+" if op == "|+|" else "-", to_data(a), to_data(b))
             return RV(expr_json("sat_cast" if t.signed else "usat_cast", inner, hexv(t.width)), t)

@@ -61,7 +61,7 @@ def bind_apply_args(ctx: Ctx, sctx: Ctx, decl: A.ControlDecl, call: A.Call) -> A
             v = RV(tmp.json, t)
         bound.append((p, v, a.value.pos))
     res = ApplyArgs()
-    copy = _aliased(bound)
+    copy = aliased(bound)
     for p, v, pos in bound:
         if copy and p.direction in ("inout", "out") and not isinstance(v, ListV):
             t = resolve_type(ctx.env, p.type, const_eval)
@@ -101,7 +101,7 @@ def _storage_for(ctx: Ctx, name: str, v: Value, t: Any, pos: Pos) -> Value:
     raise CompileError(pos, f"cannot copy an argument of type {v.type.show()}")
 
 
-def _aliased(bound: list[tuple[A.Param, Value, Pos]]) -> bool:
+def aliased(bound: list[tuple[A.Param, Value, Pos]]) -> bool:
     """Whether an ``inout``/``out`` argument shares storage with another argument."""
     spans = [_fields(v) for _, v, _ in bound]
     for i, (p, _, _) in enumerate(bound):

@@ -7,22 +7,27 @@ binding is a BMv2 action of its own, all with the action's name, as p4c emits th
 
     table t_a { actions = { put(hdr.x.a); } }   ─► MyIngress.put (id 4): hdr.x.a = v
     table t_b { actions = { put(hdr.x.b); } }   ─► MyIngress.put (id 5): hdr.x.b = v
+
+Arguments bound to overlapping storage (``setadd(hdr.x.r, hdr.x.r)``) are copied in and out
+as P4 says (``lower_action``), with the machinery of sub-control applies and direct calls.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from emulator.p4c.diagnostics import CompileError
+from emulator.p4c.diagnostics import CompileError, Pos
 from emulator.p4c.frontend import ast as A
 from emulator.p4c.frontend import types as T
 from emulator.p4c.frontend.ast import expr_text
 from emulator.p4c.frontend.decls import resolve_type
 from emulator.p4c.frontend.env import Scope
 from emulator.p4c.frontend.values import RV, ObjRef, Value
+from emulator.p4c.lowering.calls import copy_in, copy_out, copy_out_before_exit
 from emulator.p4c.lowering.context import Ctx
 from emulator.p4c.lowering.exprs import const_eval, lower
 from emulator.p4c.lowering.stmts import lower_block
+from emulator.p4c.lowering.sub_controls import aliased
 
 
 def table_action(r: A.ActionRef, ctx: Ctx) -> tuple[str, int, list[int], int]:
@@ -77,18 +82,30 @@ def _bound_args(decl: A.ActionDecl, r: A.ActionRef, ctx: Ctx) -> list[Value]:
 
 def lower_action(a: ObjRef, decl: A.ActionDecl, binds: list[Value], ctx: Ctx) -> int:
     """Add the BMv2 action of ``decl`` with its directional parameters bound to ``binds``;
-    returns its id."""
+    returns its id. The parameters are bound straight to their arguments (as p4c's output
+    does) unless an ``inout``/``out`` one shares storage with another (``a(hdr.x.r,
+    hdr.x.r)``): then those get temporaries, copied in first and written back left to right
+    at the end (before an ``exit``), so an ``in`` argument keeps its value from before the
+    action, as P4's copy-in/copy-out says."""
     env = ctx.env
     scope = Scope(a.extra if a.extra is not None else env.globals)
     actx = ctx.fresh(scope, "action", ctx.prefix)
     runtime: list[dict[str, Any]] = []
+    directional = [p for p in decl.params if p.direction != ""]
+    copy = aliased([(p, v, p.pos) for p, v in zip(directional, binds, strict=True)])
+    copies: list[tuple[Value, Value, Pos]] = []
     bound = list(binds)
     for p in decl.params:
         t = resolve_type(env, p.type, const_eval)
         if p.direction != "":
-            scope.bind(p.name, bound.pop(0))
+            v = bound.pop(0)
+            scope.bind(p.name, copy_in(actx, p, v, t, p.pos, copies, decl.body) if copy else v)
             continue
         scope.bind(p.name, RV({"type": "runtime_data", "value": len(runtime)}, t))
         runtime.append({"name": p.name, "bitwidth": T.width_of(t)})
+    start = len(actx.prims)
     lower_block(decl.body.stmts, actx)
+    body_end = len(actx.prims)
+    copy_out(actx, copies, decl.pos)
+    copy_out_before_exit(actx, start, body_end, decl)
     return env.add_action(a.name, runtime, actx.prims, decl.pos)

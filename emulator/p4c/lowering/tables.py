@@ -35,6 +35,19 @@ def cp_name(prefix: str, name: str, annos: A.Annotations) -> str:
     return f"{prefix}.{name}" if prefix else name
 
 
+def key_name(k: A.KeyElement) -> str:
+    """A key's control-plane name: its ``@name``, else its text; ``h.isValid()`` is
+    ``h.$valid$``, as p4c-bm2-ss names it in the JSON and the P4Info."""
+    name = A.anno(k.annotations, "name")
+    if name:
+        return str(name[0])
+    e = k.expr
+    call = e if isinstance(e, A.Call) and not e.args and not e.type_args else None
+    if call is not None and isinstance(call.func, A.Member) and call.func.name == "isValid":
+        return f"{expr_text(call.func.expr)}.$valid$"
+    return expr_text(e)
+
+
 class TableBuilder:
     """Builds one table's JSON (everything except its next-node links)."""
 
@@ -57,8 +70,7 @@ class TableBuilder:
         env = self.ctx.env
         if k.match_kind not in env.match_kinds:
             raise CompileError(k.pos, f"unknown match kind '{k.match_kind}'")
-        name = A.anno(k.annotations, "name")
-        kname = str(name[0]) if name else expr_text(k.expr)
+        kname = key_name(k)
         msk: int | None = None
         lo = 0
         e = k.expr
