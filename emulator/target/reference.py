@@ -118,7 +118,11 @@ class ReferenceSwitch:
         for _ in range(self.attempts):
             self._launch(wait)
             if self.commands:
-                run_cli(self._thrift, self.commands)
+                try:
+                    run_cli(self._thrift, self.commands)
+                except BaseException:  # a refused command: the launched switch must not linger
+                    self.stop()
+                    raise
             if time.monotonic() < self._ready_at - MARGIN_S:
                 return self
             self.stop()  # configuration overran the window: retry with a longer one

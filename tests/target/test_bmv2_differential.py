@@ -181,3 +181,19 @@ def test_counter_read_replies_as_simple_switch_cli(tmp_path):
     for line in reads:
         for reply_line in sw.cli(line).splitlines():
             assert reply_line in real.reads, (line, real.reads)  # after the CLI's prompt
+
+
+def test_a_refused_cli_command_stops_the_reference_switch(tmp_path):
+    """simple_switch_CLI refusing a command raises, and the launched simple_switch is gone
+    (it used to be left running, one process per failing differential test)."""
+    from emulator.errors import UserError
+    from emulator.target.reference import ReferenceSwitch
+
+    bad = ["table_set_default no_such_table NoAction"]  # "Invalid table name"
+    sw = ReferenceSwitch(HERE / "programs" / "l3_ecmp.json", tmp_path, [], bad)
+    try:
+        with pytest.raises(UserError, match="simple_switch_CLI"):
+            sw.start()
+        assert sw._proc is None
+    finally:
+        sw.stop()
