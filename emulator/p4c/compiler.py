@@ -23,6 +23,7 @@ from emulator.p4c.frontend.env import Env, Scope
 from emulator.p4c.frontend.preprocess import preprocess
 from emulator.p4c.frontend.program_parser import parse_program
 from emulator.p4c.frontend.values import ObjRef, StructRef, Value
+from emulator.p4c.frontend.writes import check_read_only
 from emulator.p4c.lowering.calls import field_list, lower_call
 from emulator.p4c.lowering.context import Ctx
 from emulator.p4c.lowering.controls import ControlLowering
@@ -149,6 +150,7 @@ class _Compiler:
         declare(env, self.prog, const_eval)
         self._reserve_names()
         _, blocks = self._main()
+        check_read_only(self.prog)
         parser = blocks[0]
         if not isinstance(parser, A.ParserDecl) or len(parser.params) != 4:
             raise CompileError(parser.pos, "the V1Switch parser must have 4 parameters")

@@ -101,6 +101,8 @@ def test_l3_ecmp_forty_flows_match_bmv2(tmp_path):
         "validity_length",
         "aliased_action_args",
         "validity_keys",
+        "parser_functions",
+        "action_writes",
     ],
 )
 @pytest.mark.parametrize("compiler", ["p4c-bm2-ss", "fabemu"])

@@ -226,9 +226,9 @@ def copy_out_before_exit(ctx: Ctx, start: int, body_end: int, decl: A.ActionDecl
 
 def inline_function(ctx: Ctx, decl: A.FunctionDecl, args: tuple[A.Arg, ...], pos: Pos) -> Value:
     """Inline a P4 function call; ``return e`` assigns a temporary and jumps to the end."""
-    if ctx.where not in ("action", "control"):
+    if ctx.where not in ("action", "control", "parser"):
         raise CompileError(
-            pos, "function calls are only supported in actions and control apply blocks"
+            pos, "function calls are only supported in parser states, actions and controls"
         )
     if len(args) != len(decl.params):
         raise CompileError(
@@ -253,11 +253,32 @@ def inline_function(ctx: Ctx, decl: A.FunctionDecl, args: tuple[A.Arg, ...], pos
     elif not isinstance(rt, T.VoidT):
         result = ctx.temp(rt, pos, f"{decl.name}_ret")
     inner.func_result = result
+    body_start = len(ctx.prims)
     lower_block(decl.body.stmts, inner)  # a return jumps here, before the copy-out
+    if ctx.where == "parser":
+        straight_line(ctx, body_start, decl, pos)
     copy_out(ctx, copies, pos)
     if isinstance(result, RV):
         return RV(result.json, rt)
     return result if result is not None else VOID
+
+
+def straight_line(ctx: Ctx, start: int, decl: A.FunctionDecl, pos: Pos) -> None:
+    """A function inlined into a parser state: drop the ``return`` jumps to the next
+    primitive; any other jump (an ``if``, an early ``return``) has no parser op to become."""
+    kept = []
+    for i, p in enumerate(ctx.prims[start:], start):
+        if p["op"] not in ("_jump", "_jump_if_zero"):
+            kept.append(p)
+        elif p["op"] == "_jump" and int(p["parameters"][-1]["value"], 16) == i + 1:
+            continue
+        else:
+            raise CompileError(
+                pos,
+                f"function {decl.name} has an if statement or an early return: only "
+                "straight-line functions can be called in a parser state",
+            )
+    ctx.prims[start:] = kept
 
 
 def struct_arg(ctx: Ctx, p: A.Param, v: Value, t: T.Type, pos: Pos) -> Value:

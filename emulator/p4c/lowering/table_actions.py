@@ -23,10 +23,11 @@ from emulator.p4c.frontend.ast import expr_text
 from emulator.p4c.frontend.decls import resolve_type
 from emulator.p4c.frontend.env import Scope
 from emulator.p4c.frontend.values import RV, ObjRef, Value
+from emulator.p4c.frontend.writes import may_write, overlap, read_paths
 from emulator.p4c.lowering.calls import copy_in, copy_out, copy_out_before_exit
 from emulator.p4c.lowering.context import Ctx
 from emulator.p4c.lowering.exprs import const_eval, lower
-from emulator.p4c.lowering.stmts import lower_block
+from emulator.p4c.lowering.stmts import assign_value, lower_block
 from emulator.p4c.lowering.sub_controls import aliased
 
 
@@ -57,7 +58,8 @@ def table_action(r: A.ActionRef, ctx: Ctx) -> tuple[str, int, list[int], int]:
     else:
         key = (a.name, repr(binds))
         if key not in env.bound_actions:
-            env.bound_actions[key] = lower_action(a, decl, binds, ctx)
+            written = _written_bindings(decl, r, a)
+            env.bound_actions[key] = lower_action(a, decl, binds, ctx, written)
         aid = env.bound_actions[key]
     return a.name, aid, widths, len(binds)
 
@@ -80,7 +82,30 @@ def _bound_args(decl: A.ActionDecl, r: A.ActionRef, ctx: Ctx) -> list[Value]:
     return binds
 
 
-def lower_action(a: ObjRef, decl: A.ActionDecl, binds: list[Value], ctx: Ctx) -> int:
+def _written_bindings(decl: A.ActionDecl, r: A.ActionRef, a: ObjRef) -> frozenset[int]:
+    """Which directional parameters (by position among them) are bound to storage the
+    action's body may write by another way than through its parameters."""
+    scope = a.extra if isinstance(a.extra, Scope) else None
+
+    def action(name: str) -> A.ActionDecl | None:
+        v = scope.lookup(name) if scope is not None else None
+        return v.decl if isinstance(v, ObjRef) and v.kind == "action" else None
+
+    writes = may_write(decl.body, {p.name for p in decl.params}, action)
+    return frozenset(
+        i
+        for i, arg in enumerate(r.args)
+        if any(overlap(b, w) for b in read_paths(arg.value) for w in writes)
+    )
+
+
+def lower_action(
+    a: ObjRef,
+    decl: A.ActionDecl,
+    binds: list[Value],
+    ctx: Ctx,
+    written: frozenset[int] = frozenset(),
+) -> int:
     """Add the BMv2 action of ``decl`` with its directional parameters bound to ``binds``;
     returns its id. The parameters are bound straight to their arguments (as p4c's output
     does) unless an ``inout``/``out`` one shares storage with another (``a(hdr.x.r,
@@ -98,8 +123,13 @@ def lower_action(a: ObjRef, decl: A.ActionDecl, binds: list[Value], ctx: Ctx) ->
     for p in decl.params:
         t = resolve_type(env, p.type, const_eval)
         if p.direction != "":
+            i = len(binds) - len(bound)
             v = bound.pop(0)
-            scope.bind(p.name, copy_in(actx, p, v, t, p.pos, copies, decl.body) if copy else v)
+            if i in written and p.direction == "in":
+                v = _copy_of(actx, v, t, p.pos)
+            elif copy or i in written:
+                v = copy_in(actx, p, v, t, p.pos, copies, decl.body)
+            scope.bind(p.name, v)
             continue
         scope.bind(p.name, RV({"type": "runtime_data", "value": len(runtime)}, t))
         runtime.append({"name": p.name, "bitwidth": T.width_of(t)})
@@ -109,3 +139,13 @@ def lower_action(a: ObjRef, decl: A.ActionDecl, binds: list[Value], ctx: Ctx) ->
     copy_out(actx, copies, decl.pos)
     copy_out_before_exit(actx, start, body_end, decl)
     return env.add_action(a.name, runtime, actx.prims, decl.pos)
+
+
+def _copy_of(ctx: Ctx, v: Value, t: T.Type, pos: Pos) -> Value:
+    """An ``in`` argument copied in to storage of its own (the body writes what it names)."""
+    if isinstance(t, T.StructT | T.StackT):
+        storage: Value = ctx.env.allocate(ctx.env.unique("arg_copy"), t, pos)
+    else:
+        storage = ctx.temp(t, pos, "arg")
+    assign_value(storage, v, ctx, pos)
+    return storage if not isinstance(storage, RV) else RV(storage.json, t)

@@ -1,0 +1,169 @@
+"""What a block of statements writes, read from the AST (no lowering).
+
+Two users:
+- ``check_read_only``: an ``in`` parameter (and an action's directionless one) cannot be
+  written, as p4c says ("cannot be the target of an assignment"): assignment targets and
+  receivers of ``setValid``/``setInvalid``/``push_front``/``pop_front`` rooted at one are
+  refused at ``file:line:col``.
+- ``may_write``: the storage a table action's body may write other than through its own
+  parameters (``lowering/table_actions.py`` copies a bound argument it overlaps, as P4's
+  copy-in/copy-out says). Conservative: every argument of every call counts as written,
+  and actions called directly add what they write.
+
+Storage is a path of names (``hdr.s[i].v`` -> ``("hdr", "s", "[]", "v")``), any index and
+``next``/``last`` being one ``[]`` element; two paths overlap when one is a prefix of the
+other, ``[]`` matching any index.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Iterator
+
+from emulator.p4c.diagnostics import CompileError
+from emulator.p4c.frontend import ast as A
+
+Path = tuple[str, ...]
+
+HEADER_WRITERS = frozenset({"setValid", "setInvalid", "push_front", "pop_front"})
+_STACK_MEMBERS = frozenset({"next", "last"})
+
+
+def path_of(e: A.Expr) -> Path | None:
+    """The storage path ``e`` names, or None when it is not a name, member, index or slice."""
+    if isinstance(e, A.Name):
+        return (e.name,)
+    if isinstance(e, A.Member):
+        base = path_of(e.expr)
+        if base is None:
+            return None
+        return (*base, "[]" if e.name in _STACK_MEMBERS else e.name)
+    if isinstance(e, A.Index):
+        base = path_of(e.expr)
+        return None if base is None else (*base, "[]")
+    if isinstance(e, A.Slice):
+        return path_of(e.expr)
+    return None
+
+
+def overlap(a: Path, b: Path) -> bool:
+    """Whether storage paths ``a`` and ``b`` may share bits."""
+    return all(x == y or "[]" in (x, y) for x, y in zip(a, b, strict=False))
+
+
+def read_paths(e: object) -> list[Path]:
+    """The storage paths an expression reads: its own path (with those in its run-time
+    indices), or those of its operands."""
+    if isinstance(e, A.Expr):
+        own = path_of(e)
+        if own is not None:
+            return [
+                own,
+                *[p for n in nodes(e) if isinstance(n, A.Index) for p in read_paths(n.index)],
+            ]
+    if isinstance(e, list | tuple):
+        return [p for x in e for p in read_paths(x)]
+    if not dataclasses.is_dataclass(e) or isinstance(e, type):
+        return []
+    return [
+        p for f in dataclasses.fields(e) if f.name != "pos" for p in read_paths(getattr(e, f.name))
+    ]
+
+
+def nodes(x: object) -> Iterator[object]:
+    """Every AST node under ``x`` (statements and expressions), ``x`` first."""
+    if isinstance(x, list | tuple):
+        for item in x:
+            yield from nodes(item)
+        return
+    if not dataclasses.is_dataclass(x) or isinstance(x, type):
+        return
+    yield x
+    for f in dataclasses.fields(x):
+        if f.name != "pos":
+            yield from nodes(getattr(x, f.name))
+
+
+def _declared(x: object) -> set[str]:
+    """Names of the locals declared anywhere under ``x`` (they may shadow parameters)."""
+    return {n.name for n in nodes(x) if isinstance(n, A.VarDecl | A.ConstDecl)}
+
+
+def assigned(x: object) -> Iterator[A.Expr]:
+    """Expressions certainly written under ``x``: assignment targets, header-method receivers."""
+    for n in nodes(x):
+        if isinstance(n, A.Assign):
+            yield n.lhs
+        elif (
+            isinstance(n, A.Call) and isinstance(n.func, A.Member) and n.func.name in HEADER_WRITERS
+        ):
+            yield n.func.expr
+
+
+def _refuse_writes(x: object, read_only: set[str]) -> None:
+    names = read_only - _declared(x)
+    for e in assigned(x):
+        p = path_of(e)
+        if p is not None and p[0] in names:
+            raise CompileError(
+                e.pos,
+                f"{A.expr_text(e)} cannot be written: parameter '{p[0]}' is read-only (not out or inout)",
+            )
+
+
+def _read_only(params: tuple[A.Param, ...], directionless: bool) -> set[str]:
+    dirs = ("in", "") if directionless else ("in",)
+    return {p.name for p in params if p.direction in dirs}
+
+
+def _check_action(decl: A.ActionDecl, outer: set[str]) -> None:
+    own = {p.name for p in decl.params}
+    _refuse_writes(decl.body, (outer - own) | _read_only(decl.params, True))
+
+
+def check_read_only(prog: A.Program) -> None:
+    """Refuse writes to ``in`` parameters of controls, parsers, actions and functions."""
+    for d in prog.decls:
+        if isinstance(d, A.ActionDecl):
+            _check_action(d, set())
+        elif isinstance(d, A.FunctionDecl):
+            _refuse_writes(d.body, _read_only(d.params, True))
+        elif isinstance(d, A.ControlDecl | A.ParserDecl):
+            outer = _read_only(d.params, False)
+            for loc in d.locals:
+                if isinstance(loc, A.ActionDecl):
+                    _check_action(loc, outer)
+            others = [loc for loc in d.locals if not isinstance(loc, A.ActionDecl)]
+            if isinstance(d, A.ControlDecl):
+                _refuse_writes([others, d.body], outer)
+            else:
+                _refuse_writes([others, d.states], outer)
+
+
+def may_write(
+    body: A.Stmt, params: set[str], action: Callable[[str], A.ActionDecl | None]
+) -> list[Path]:
+    """Storage ``body`` may write other than through ``params`` (conservative): assignment
+    targets, header-method receivers, every lvalue argument of a call, and what the actions
+    it calls by name (``action(name)`` gives their declaration) write."""
+    out: list[Path] = []
+    seen: set[str] = set()
+
+    def walk(x: object, own: set[str]) -> None:
+        exprs = list(assigned(x))
+        for n in nodes(x):
+            if not isinstance(n, A.Call):
+                continue
+            exprs.extend(a.value for a in n.args)
+            if isinstance(n.func, A.Name) and n.func.name not in seen:
+                decl = action(n.func.name)
+                if decl is not None:
+                    seen.add(n.func.name)
+                    walk(decl.body, {p.name for p in decl.params})
+        for e in exprs:
+            p = path_of(e)
+            if p is not None and p[0] not in own:
+                out.append(p)
+
+    walk(body, params)
+    return out
