@@ -91,13 +91,7 @@ def _stf_match(value: str, kf: KeyField) -> Any:
 
 
 def _action(table: Table, name: str) -> ActionSpec:
-    try:
-        return resolve(table.actions, name, f"action for table {table.name}")
-    except CliError:
-        hits = [a for n, a in table.actions.items() if n.endswith(name)]
-        if len(hits) == 1:
-            return hits[0]
-        raise
+    return resolve(table.actions, name, f"action for table {table.name}")
 
 
 def _args(action: ActionSpec, text: str) -> tuple[int, ...]:
@@ -181,13 +175,7 @@ class StfRunner:
         return int(parts[0]), "".join(parts[1].split()) if len(parts) > 1 else ""
 
     def _table(self, name: str) -> Table:
-        try:
-            return resolve(self.sw.tables, name, "table")
-        except CliError:
-            hits = [t for n, t in self.sw.tables.items() if n.endswith(name)]
-            if len(hits) == 1:
-                return hits[0]
-            raise
+        return resolve(self.sw.tables, name, "table")
 
     def _add(self, rest: str) -> None:
         m = _ADD_RE.match(rest)

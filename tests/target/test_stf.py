@@ -135,6 +135,9 @@ expect 5 {PKT}
     ("expect 0 zz", "invalid hex pattern"),
     ("bogus 1 2", "unknown STF command"),
     ("table_add nope a =>", "invalid table name"),
+    # names match exactly or as a dotted suffix, as p4c's STF runner: not "Ingress.t"
+    ("add Ingress.t 1 dstAddr:1 fwd(port:1)", "invalid table name 'Ingress.t'"),
+    ("add MyIngress.t 1 dstAddr:1 wd(port:1)", "invalid action for table MyIngress.t name 'wd'"),
 ])  # fmt: skip
 def test_errors_name_file_and_line(tmp_path, line, message):
     stf = write(tmp_path, "# header\n" + line + "\n")
