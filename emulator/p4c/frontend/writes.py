@@ -89,25 +89,42 @@ def _declared(x: object) -> set[str]:
     return {n.name for n in nodes(x) if isinstance(n, A.VarDecl | A.ConstDecl)}
 
 
-def assigned(x: object) -> Iterator[A.Expr]:
-    """Expressions certainly written under ``x``: assignment targets, header-method receivers."""
+Callee = Callable[[A.Call], "tuple[A.Param, ...] | None"]
+
+
+def _no_callee(call: A.Call) -> tuple[A.Param, ...] | None:
+    return None
+
+
+def assigned(x: object, callee: Callee = _no_callee) -> Iterator[A.Expr]:
+    """Expressions certainly written under ``x``: assignment targets, header-method
+    receivers, and arguments given to ``out``/``inout`` parameters of the calls whose
+    parameters ``callee`` knows."""
     for n in nodes(x):
         if isinstance(n, A.Assign):
             yield n.lhs
-        elif (
-            isinstance(n, A.Call) and isinstance(n.func, A.Member) and n.func.name in HEADER_WRITERS
-        ):
-            yield n.func.expr
+        elif isinstance(n, A.Call):
+            if isinstance(n.func, A.Member) and n.func.name in HEADER_WRITERS:
+                yield n.func.expr
+            params = callee(n)
+            if params is None:
+                continue
+            by_name = {p.name: p for p in params}
+            for i, a in enumerate(n.args):
+                p = by_name.get(a.name) if a.name else (params[i] if i < len(params) else None)
+                if p is not None and p.direction in ("out", "inout"):
+                    yield a.value
 
 
-def _refuse_writes(x: object, read_only: set[str]) -> None:
+def _refuse_writes(x: object, read_only: set[str], callee: Callee) -> None:
     names = read_only - _declared(x)
-    for e in assigned(x):
+    for e in assigned(x, callee):
         p = path_of(e)
         if p is not None and p[0] in names:
             raise CompileError(
                 e.pos,
-                f"{A.expr_text(e)} cannot be written: parameter '{p[0]}' is read-only (not out or inout)",
+                f"{A.expr_text(e)} cannot be written: parameter '{p[0]}' is read-only "
+                "(not out or inout)",
             )
 
 
@@ -116,28 +133,78 @@ def _read_only(params: tuple[A.Param, ...], directionless: bool) -> set[str]:
     return {p.name for p in params if p.direction in dirs}
 
 
-def _check_action(decl: A.ActionDecl, outer: set[str]) -> None:
+class _Callees:
+    """The parameters of what a call names: functions, actions, extern functions, and
+    methods of extern instances and extern-typed parameters (by their declared type)."""
+
+    def __init__(self, prog: A.Program) -> None:
+        self.externs = {d.name: d for d in prog.decls if isinstance(d, A.ExternDecl)}
+        self.funcs: dict[str, tuple[A.Param, ...]] = {}
+        for d in prog.decls:
+            if isinstance(d, A.FunctionDecl | A.ActionDecl):
+                self.funcs[d.name] = d.params
+            elif isinstance(d, A.ExternDecl) and d.func is not None:
+                self.funcs[d.name] = d.func.params
+        self.types = {d.name: d.type.name for d in prog.decls if isinstance(d, A.Instance)}
+
+    def inside(self, block: A.ControlDecl | A.ParserDecl) -> Callee:
+        """The resolver for calls inside ``block`` (its actions, instances and parameters)."""
+        funcs = dict(self.funcs)
+        types = dict(self.types)
+        types.update({p.name: p.type.name for p in block.params})
+        for loc in block.locals:
+            if isinstance(loc, A.ActionDecl):
+                funcs[loc.name] = loc.params
+            elif isinstance(loc, A.Instance):
+                types[loc.name] = loc.type.name
+
+        def callee(call: A.Call) -> tuple[A.Param, ...] | None:
+            f = call.func
+            if isinstance(f, A.Name):
+                return funcs.get(f.name)
+            if isinstance(f, A.Member) and isinstance(f.expr, A.Name):
+                ext = self.externs.get(types.get(f.expr.name, ""))
+                if ext is None:
+                    return None
+                found = [
+                    m.params
+                    for m in ext.methods
+                    if m.name == f.name and len(m.params) == len(call.args)
+                ]
+                return found[0] if len(found) == 1 else None
+            return None
+
+        return callee
+
+    def top(self) -> Callee:
+        """The resolver for top-level functions and actions."""
+        return lambda call: (
+            self.funcs.get(call.func.name) if isinstance(call.func, A.Name) else None
+        )
+
+
+def _check_action(decl: A.ActionDecl, outer: set[str], callee: Callee) -> None:
     own = {p.name for p in decl.params}
-    _refuse_writes(decl.body, (outer - own) | _read_only(decl.params, True))
+    _refuse_writes(decl.body, (outer - own) | _read_only(decl.params, True), callee)
 
 
 def check_read_only(prog: A.Program) -> None:
     """Refuse writes to ``in`` parameters of controls, parsers, actions and functions."""
+    callees = _Callees(prog)
     for d in prog.decls:
         if isinstance(d, A.ActionDecl):
-            _check_action(d, set())
+            _check_action(d, set(), callees.top())
         elif isinstance(d, A.FunctionDecl):
-            _refuse_writes(d.body, _read_only(d.params, True))
+            _refuse_writes(d.body, _read_only(d.params, True), callees.top())
         elif isinstance(d, A.ControlDecl | A.ParserDecl):
             outer = _read_only(d.params, False)
+            callee = callees.inside(d)
             for loc in d.locals:
                 if isinstance(loc, A.ActionDecl):
-                    _check_action(loc, outer)
+                    _check_action(loc, outer, callee)
             others = [loc for loc in d.locals if not isinstance(loc, A.ActionDecl)]
-            if isinstance(d, A.ControlDecl):
-                _refuse_writes([others, d.body], outer)
-            else:
-                _refuse_writes([others, d.states], outer)
+            body = d.body if isinstance(d, A.ControlDecl) else d.states
+            _refuse_writes([others, body], outer, callee)
 
 
 def may_write(
