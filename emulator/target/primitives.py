@@ -140,7 +140,7 @@ class ActionCompiler:
         """Header validity, copies and stack operations."""
         cg = self.cg
         if op == "assign_header":
-            return self._copy_header(cg.header_ref(ps[0]), cg.header_ref(ps[1]))
+            return self._assign_header(cg.header_ref(ps[0]), cg.header_ref(ps[1]))
         if op == "assign_union":
             dst = cg.layout.unions[str(ps[0]["value"])]
             src = cg.layout.unions[str(ps[1]["value"])]
@@ -275,6 +275,16 @@ class ActionCompiler:
         if not h.metadata:
             lines += [f"if f[{at.valid}]:", f"    p.length_register -= {nbytes}"]
         return [*lines, f"f[{at.valid}] = 0"]
+
+    def _assign_header(self, dst: HRef, src: HRef) -> list[str]:
+        """A header copy; as BMv2's ``mark_valid``, a union member made valid by it
+        invalidates the union's other members."""
+        out = self._copy_header(dst, src)
+        siblings = self.cg.layout.union_siblings
+        others = siblings.get(dst.proto.name, []) if dst.base.isdigit() else []
+        if others:
+            out += [f"if f[{dst.valid}]:", *[f"    f[{o.valid}] = 0" for o in others]]
+        return out
 
     def _copy_header(self, dst: HRef, src: HRef) -> list[str]:
         span = dst.proto.span

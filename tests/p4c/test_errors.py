@@ -51,6 +51,12 @@ def error_of(body: str, decls: str = "") -> CompileError:
         ("        hdr.ipv4.ttl = 8w1", 5, "syntax error: expected ';', found '}'"),
         ("        meta.flag = !hdr.ipv4.ttl;", 21, "'!' needs a bool operand, found bit<8>"),
         ("        no_such_extern(1);", 9, "'no_such_extern' is not declared"),
+        (
+            "        hdr.ipv4.ttl = 0xff >> hdr.ipv4.ttl;",
+            24,
+            "width of left operand of shift needs to be specified (an untyped constant "
+            "shifted by a run-time amount)",
+        ),
     ],
 )
 def test_error_position_and_message(body: str, col: int, message: str) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from emulator.p4c.diagnostics import MAX_WIDTH
+from emulator.p4c.frontend import ast as A
 from emulator.p4c.frontend import types as T
 
 
@@ -71,3 +72,16 @@ def fold_compare(op: str, a: int, b: int) -> bool:
         ">": a > b,
         ">=": a >= b,
     }[op]
+
+
+def untyped_literal(e: A.Expr) -> bool:
+    """Whether ``e`` is built only of integer literals without a width (``-5``, ``1 + 2``)."""
+    if isinstance(e, A.IntLit):
+        return e.width is None
+    if isinstance(e, A.Unary):
+        return e.op == "-" and untyped_literal(e.expr)
+    if isinstance(e, A.Binary):
+        return e.op in ("+", "-", "*", "<<", ">>") and all(
+            untyped_literal(x) for x in (e.left, e.right)
+        )
+    return False

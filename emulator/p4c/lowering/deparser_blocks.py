@@ -39,9 +39,7 @@ def packet_out_method(ctx: Ctx, call: A.Call, name: str, pos: Pos) -> V.Value:
         raise CompileError(pos, "emit is only allowed in the deparser")
     (a,) = args_of(call, ["hdr"], pos, "emit")
     order: list[str] = ctx.order  # type: ignore[attr-defined]
-    for h in _headers_of(lower(a, ctx), a.pos):
-        if h not in order:
-            order.append(h)
+    order.extend(_headers_of(lower(a, ctx), a.pos))  # a header emitted twice goes out twice
     return VOID
 
 

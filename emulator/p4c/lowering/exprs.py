@@ -7,7 +7,7 @@ from typing import Any
 from emulator.p4c.diagnostics import CompileError, Pos
 from emulator.p4c.frontend import ast as A
 from emulator.p4c.frontend import types as T
-from emulator.p4c.frontend.constfold import fold_binary, fold_compare, wrap
+from emulator.p4c.frontend.constfold import fold_binary, fold_compare, untyped_literal, wrap
 from emulator.p4c.frontend.decls import resolve_type
 from emulator.p4c.frontend.env import Env
 from emulator.p4c.frontend.values import (
@@ -31,6 +31,7 @@ from emulator.p4c.lowering import union_stacks
 from emulator.p4c.lowering.context import Ctx
 from emulator.p4c.lowering.div_mod import div_mod
 from emulator.p4c.lowering.header_ops import aggregate_equality
+from emulator.p4c.lowering.shifts import masked, shift
 
 
 def const_eval(e: A.Expr, env: Env, expected: T.Type | None = None) -> Value:
@@ -139,14 +140,6 @@ def scalar(v: Value, pos: Pos) -> RV | Const:
     )
 
 
-def _masked(j: dict[str, Any], t: T.Type) -> dict[str, Any]:
-    if isinstance(t, T.Bits):
-        if t.signed:
-            return expr_json("two_comp_mod", j, hexv(t.width))
-        return expr_json("&", j, hexv(mask(t.width), t.width))
-    return j
-
-
 def cast(v: Value, t: T.Type, pos: Pos) -> Value:
     """Explicit cast ``(t) v``."""
     s = scalar(v, pos)
@@ -168,8 +161,8 @@ def cast(v: Value, t: T.Type, pos: Pos) -> Value:
             if vt.width <= t.width and vt.signed == t.signed:
                 return RV(s.json, t)
             if not vt.signed and not t.signed:
-                return RV(_masked(s.json, t), t)
-            return RV(_masked(s.json, t), t)
+                return RV(masked(s.json, t), t)
+            return RV(masked(s.json, t), t)
         if isinstance(vt, T.EnumT) and vt.underlying is not None:
             return cast(RV(s.json, vt.underlying), t, pos)
     if isinstance(t, T.BoolT) and isinstance(vt, T.Bits) and vt.width == 1:
@@ -324,8 +317,8 @@ def unary(e: A.Unary, ctx: Ctx, expected: T.Type | None) -> Value:
             return Const(wrap(~v.value, t), t)
         return Const(wrap(-v.value, t), t)
     if e.op == "~":
-        return RV(_masked(expr_json("~", None, v.json), t), t)
-    return RV(_masked(expr_json("-", hexv(0), v.json), t), t)
+        return RV(masked(expr_json("~", None, v.json), t), t)
+    return RV(masked(expr_json("-", hexv(0), v.json), t), t)
 
 
 _ARITH = {"+", "-", "*", "/", "%", "&", "|", "^", "|+|", "|-|"}
@@ -403,34 +396,23 @@ def binary(e: A.Binary, ctx: Ctx, expected: T.Type | None) -> Value:
     if op in ("&&&", ".."):
         raise CompileError(e.pos, f"'{op}' is only allowed in keysets")
     if op in ("<<", ">>"):
-        a = scalar(lower(e.left, ctx, expected), e.left.pos)
-        b = scalar(lower(e.right, ctx), e.right.pos)
-        t = a.type
-        if not isinstance(t, T.Bits | T.InfInt) or not isinstance(b.type, T.Bits | T.InfInt):
-            raise CompileError(e.pos, f"'{op}' needs integer operands")
-        if isinstance(b.type, T.Bits) and b.type.signed:
-            raise CompileError(e.right.pos, "shift amount must be unsigned")
-        if isinstance(a, Const) and isinstance(b, Const):
-            return Const(fold_binary(op, a.value, b.value, t) or 0, t)
-        if isinstance(t, T.InfInt):
-            raise CompileError(
-                e.pos, "shift of an untyped constant by a run-time amount; give it a width"
-            )
-        j = expr_json(op, to_data(a), to_data(b))
-        return RV(_masked(j, t) if op == "<<" else j, t)
+        # p4c shifts an untyped constant in infinite precision: 0x1234 >> 4 is 0x123
+        untyped = untyped_literal(e.left)
+        a = scalar(lower(e.left, ctx, None if untyped else expected), e.left.pos)
+        return shift(e, a, scalar(lower(e.right, ctx), e.right.pos))
     if op == "++":
         a = scalar(lower(e.left, ctx), e.left.pos)
         b = scalar(lower(e.right, ctx), e.right.pos)
         ta, tb = a.type, b.type
         if not isinstance(ta, T.Bits) or not isinstance(tb, T.Bits):
             raise CompileError(e.pos, "'++' needs operands of known width (bit<W> or int<W>)")
-        t = T.Bits(ta.width + tb.width, ta.signed)
+        tc = T.Bits(ta.width + tb.width, ta.signed)
         if isinstance(a, Const) and isinstance(b, Const):
             return Const(
-                wrap(((a.value & mask(ta.width)) << tb.width) | (b.value & mask(tb.width)), t), t
+                wrap(((a.value & mask(ta.width)) << tb.width) | (b.value & mask(tb.width)), tc), tc
             )
         left = expr_json("<<", _unsigned(a), hexv(tb.width))
-        return RV(_masked(expr_json("|", left, _unsigned(b)), T.Bits(t.width)), t)
+        return RV(masked(expr_json("|", left, _unsigned(b)), T.Bits(tc.width)), tc)
     la, lb = operands(e.left, e.right, ctx)
     if op in ("==", "!=") and (whole := aggregate_equality(la, lb, op, e.pos)) is not None:
         return whole
@@ -460,7 +442,7 @@ def binary(e: A.Binary, ctx: Ctx, expected: T.Type | None) -> Value:
             return RV(expr_json("sat_cast" if t.signed else "usat_cast", inner, hexv(t.width)), t)
         j = expr_json(op, to_data(a), to_data(b))
         if op in ("+", "-", "*"):
-            j = _masked(j, t)
+            j = masked(j, t)
         return RV(j, t)
     raise CompileError(e.pos, f"unsupported operator '{op}'")
 
