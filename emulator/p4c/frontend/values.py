@@ -87,6 +87,8 @@ class RV(Value):
     type: T.Type
     boolean: bool = False
     lvalue: bool = False
+    #: a slice of a field or variable, written back into it: (its JSON, low bit, its width)
+    slice_of: tuple[Json, int, int] | None = None
 
 
 @dataclass

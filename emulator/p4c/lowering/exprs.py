@@ -295,7 +295,8 @@ def slice_read(e: A.Slice, ctx: Ctx) -> Value:
     j = base.json
     if lo:
         j = expr_json(">>", j, hexv(lo))
-    return RV(expr_json("&", j, hexv(mask(t.width), t.width)), t)
+    part = (base.json, lo, w) if base.lvalue else None  # an out/inout argument writes it back
+    return RV(expr_json("&", j, hexv(mask(t.width), t.width)), t, slice_of=part)
 
 
 # ------------------------------------------------------------------ operators

@@ -254,6 +254,11 @@ def _snapshot(v: ListV, targets: list[str], ctx: Ctx, pos: Pos) -> ListV:
 
 
 def _assign_scalar(target: RV, v: Value, ctx: Ctx, pos: Pos, lpos: Pos) -> None:
+    if not target.lvalue and target.slice_of is not None:  # a slice given as out/inout
+        src = coerce(scalar(v, pos), target.type, pos, "assigned value")
+        base, lo, w = target.slice_of
+        _insert(base, w, lo, T.width_of(target.type) or 0, src, ctx, pos)  # type: ignore[arg-type]
+        return
     if not target.lvalue:
         raise CompileError(lpos, "left side of assignment is not assignable")
     src = scalar(v, pos)
@@ -327,12 +332,17 @@ def assign_slice(lhs: A.Slice, rhs: A.Expr, ctx: Ctx, pos: Pos) -> None:
         raise CompileError(lhs.pos, f"slice [{hi}:{lo}] out of range for {w}-bit value")
     sw = hi - lo + 1
     v = coerce(scalar(lower(rhs, ctx, T.Bits(sw)), rhs.pos), T.Bits(sw), rhs.pos, "assigned value")
+    _insert(target.json, w, lo, sw, v, ctx, pos)  # type: ignore[arg-type]
+
+
+def _insert(base: Any, w: int, lo: int, sw: int, v: RV | Const, ctx: Ctx, pos: Pos) -> None:
+    """``base[lo + sw - 1:lo] = v`` for a ``w``-bit field or variable ``base`` (JSON)."""
     keep = mask(w) & ~(mask(sw) << lo)
-    cleared = expr_json("&", target.json, hexv(keep, w))
-    val = to_data(v)  # type: ignore[arg-type]
+    cleared = expr_json("&", base, hexv(keep, w))
+    val = to_data(v)
     shifted = expr_json("<<", val, hexv(lo)) if lo else val
     inserted = expr_json("&", shifted, hexv(mask(sw) << lo, w))
-    ctx.emit("assign", [target.json, expr_json("|", cleared, inserted)], pos)
+    ctx.emit("assign", [base, expr_json("|", cleared, inserted)], pos)
 
 
 def cond_json(v: RV | Const) -> dict[str, Any]:
