@@ -34,7 +34,7 @@ def error_of(body: str, decls: str = "") -> CompileError:
         ("        hdr.ipv4.nosuch = 8w1;", 9, "header ipv4_t has no field 'nosuch'"),
         ("        meta.nosuch = 8w1;", 9, "struct meta_t has no field 'nosuch'"),
         ("        undeclared = 8w1;", 9, "'undeclared' is not declared"),
-        ("        mark_to_drop(std, std);", 9, "mark_to_drop expects 0 to 1 arguments, got 2"),
+        ("        mark_to_drop(std, std);", 9, "mark_to_drop expects 1 arguments, got 2"),
         ("        if (hdr.ipv4.ttl) { }", 13, "condition must be bool, found bit<8>"),
         ("        hdr.ipv4.ttl = 8w300;", 24, "value 300 does not fit in bit<8>"),
         (

@@ -107,6 +107,7 @@ def test_l3_ecmp_forty_flows_match_bmv2(tmp_path):
         "deparser_repeats",
         "union_member_assign",
         "slice_arguments",
+        "header_sizes",
     ],
 )
 @pytest.mark.parametrize("compiler", ["p4c-bm2-ss", "fabemu"])

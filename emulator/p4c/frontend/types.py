@@ -88,6 +88,10 @@ class StructT(Type):
     def bit_width(self) -> int:
         return sum(t.width if isinstance(t, Bits) else 0 for _, t in self.fields)
 
+    def size_in_bits(self, largest: bool) -> int:
+        """The header's size: its varbit fields empty, or (``largest``) at their maximum."""
+        return sum(width_of(t) or 0 for _, t in self.fields if largest or not isinstance(t, Varbit))
+
 
 @dataclass(frozen=True)
 class StackT(Type):
@@ -154,3 +158,7 @@ def width_of(t: Type) -> int | None:
     if isinstance(t, Varbit):
         return t.max_width
     return None
+
+
+#: header methods giving its size, as a compile-time constant
+SIZE_METHODS = frozenset({"minSizeInBits", "minSizeInBytes", "maxSizeInBits", "maxSizeInBytes"})

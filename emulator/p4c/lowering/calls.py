@@ -130,11 +130,15 @@ def _callee_text(call: A.Call) -> str:
 
 
 def _method(ctx: Ctx, call: A.Call, base: Value, name: str, pos: Pos) -> Value:
+    if name in T.SIZE_METHODS and isinstance(base, HeaderRef | ObjRef):
+        args_of(call, [], pos, f"{name}()")
+        ht = base.type
+        if not isinstance(ht, T.StructT):
+            raise CompileError(pos, f"{name}() needs a header or its type")
+        bits = ht.size_in_bits(name.startswith("max"))
+        return Const(bits if name.endswith("Bits") else (bits + 7) // 8, T.INFINT)
     if isinstance(base, HeaderRef):
         args_of(call, [], pos, f"{name}()")
-        if name in ("minSizeInBits", "minSizeInBytes"):
-            bits = base.type.bit_width()
-            return Const(bits if name == "minSizeInBits" else (bits + 7) // 8, T.INFINT)
         if name == "isValid":
             if base.dyn is not None:
                 return RV(expr_json("valid", None, base.dyn), T.BOOL, boolean=True)

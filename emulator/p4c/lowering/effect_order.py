@@ -204,7 +204,14 @@ def _rebuild(e: A.Expr, kids: list[A.Expr]) -> A.Expr:
     return e
 
 
-PURE_METHODS = {"isValid", "minSizeInBits", "minSizeInBytes", "lookahead"}
+PURE_METHODS = {
+    "isValid",
+    "minSizeInBits",
+    "minSizeInBytes",
+    "maxSizeInBits",
+    "maxSizeInBytes",
+    "lookahead",
+}
 
 
 def call_has_effects(call: A.Call, ctx: Ctx) -> bool:

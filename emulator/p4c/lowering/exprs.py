@@ -10,6 +10,7 @@ from emulator.p4c.frontend import types as T
 from emulator.p4c.frontend.constfold import fold_binary, fold_compare, untyped_literal, wrap
 from emulator.p4c.frontend.decls import resolve_type
 from emulator.p4c.frontend.env import Env
+from emulator.p4c.frontend.types import SIZE_METHODS
 from emulator.p4c.frontend.values import (
     RV,
     Const,
@@ -75,6 +76,13 @@ def _lower(e: A.Expr, ctx: Ctx, expected: T.Type | None) -> Value:
         return ObjRef("string", e.value, type=T.STRING)
     if isinstance(e, A.Name):
         v = (ctx.env.globals if e.top else ctx.scope).lookup(e.name)
+        if v is None and e.name in ctx.env.type_decls:  # a type: h_t.minSizeInBits()
+            return ObjRef(
+                "type",
+                e.name,
+                None,
+                resolve_type(ctx.env, A.TypeRef(e.pos, "name", e.name), const_eval),
+            )
         if v is None:
             raise CompileError(e.pos, f"'{e.name}' is not declared")
         return v
@@ -156,6 +164,8 @@ def cast(v: Value, t: T.Type, pos: Pos) -> Value:
         raise CompileError(pos, f"cannot cast {vt.show()} to {t.show()}")
     if isinstance(t, T.Bits):
         if isinstance(vt, T.BoolT):
+            if t.width != 1 or t.signed:  # as p4c: only bit<1>
+                raise CompileError(pos, f"cannot cast bool to {t.show()} (only to bit<1>)")
             return RV(to_data(s), t)
         if isinstance(vt, T.Bits):
             if vt.width <= t.width and vt.signed == t.signed:
@@ -184,6 +194,8 @@ def member(base: Value, name: str, pos: Pos, ctx: Ctx) -> Value:
             if code is None:
                 raise CompileError(pos, f"error.{name} is not declared")
             return Const(code, T.ERROR)
+        if base.kind == "type" and isinstance(base.type, T.StructT) and name in SIZE_METHODS:
+            return ObjRef("method", name, base, T.VOID, None)
         if base.kind == "type" and isinstance(base.type, T.EnumT):
             v = base.type.value(name)
             if v is None:
@@ -192,13 +204,7 @@ def member(base: Value, name: str, pos: Pos, ctx: Ctx) -> Value:
         return ObjRef("method", name, base, T.VOID, None)
     if isinstance(base, HeaderRef):
         ft = base.type.field_type(name)
-        if ft is None and name in (
-            "isValid",
-            "setValid",
-            "setInvalid",
-            "minSizeInBits",
-            "minSizeInBytes",
-        ):
+        if ft is None and (name in ("isValid", "setValid", "setInvalid") or name in SIZE_METHODS):
             return ObjRef("method", name, base, T.VOID, None)
         if ft is None:
             raise CompileError(pos, f"header {base.type.name} has no field '{name}'")
@@ -466,15 +472,11 @@ def ternary(e: A.Ternary, ctx: Ctx, expected: T.Type | None) -> Value:
     # when both are untyped
     a = scalar(lower(e.then, ctx), e.then.pos)
     b = scalar(lower(e.other, ctx), e.other.pos)
-    untyped = isinstance(a.type, T.InfInt) and isinstance(b.type, T.InfInt)
-    if untyped and isinstance(expected, T.Bits):
-        a = coerce(a, expected, e.then.pos)  # type: ignore[assignment]
-        b = coerce(b, expected, e.other.pos)  # type: ignore[assignment]
     a, b, t = unify(a, b, e.pos, "?:")
     if isinstance(c, Const):
         return a if c.value else b
-    if isinstance(t, T.InfInt):
-        raise CompileError(e.pos, "untyped constants in '?:'; give them a width")
+    if isinstance(t, T.InfInt):  # p4c: "Width must be specified for at least one of ..."
+        raise CompileError(e.pos, "untyped constants in both arms of '?:'; give one a width")
     if isinstance(t, T.BoolT):
         j = expr_json("?", to_data(a), to_data(b), cond=to_bool(c))
         return RV(j, t)

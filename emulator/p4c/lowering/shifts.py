@@ -27,6 +27,8 @@ def shift(e: A.Binary, a: RV | Const, b: RV | Const) -> RV | Const:
         raise CompileError(e.pos, f"'{op}' needs integer operands")
     if isinstance(b.type, T.Bits) and b.type.signed:
         raise CompileError(e.right.pos, "shift amount must be unsigned")
+    if isinstance(b, Const) and b.value < 0:
+        raise CompileError(e.right.pos, "shifts with negative amounts are not permitted")
     if isinstance(a, Const) and isinstance(b, Const):
         return Const(fold_binary(op, a.value, b.value, t) or 0, t)
     if isinstance(t, T.InfInt):

@@ -325,9 +325,10 @@ def assign_slice(lhs: A.Slice, rhs: A.Expr, ctx: Ctx, pos: Pos) -> None:
             raise CompileError(lhs.pos, f"slice [{hi}:{lo}] out of range for [{ihi}:{ilo}]")
         hi, lo, base = hi + ilo, lo + ilo, base.expr
     target = lower(base, ctx)
-    if not isinstance(target, RV) or not target.lvalue or not isinstance(target.type, T.Bits):
+    tt = target.type
+    if not isinstance(target, RV) or not target.lvalue or not isinstance(tt, T.Bits) or tt.signed:
         raise CompileError(lhs.pos, "slice assignment needs a bit<W> field or variable")
-    w = target.type.width
+    w = tt.width
     if not (0 <= lo <= hi < w):
         raise CompileError(lhs.pos, f"slice [{hi}:{lo}] out of range for {w}-bit value")
     sw = hi - lo + 1

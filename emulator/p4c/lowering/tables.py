@@ -62,6 +62,7 @@ class TableBuilder:
         self.selector_inputs: list[dict[str, Any]] = []
         self.action_names: list[str] = []
         self.action_ids: list[int] = []
+        self.scopes: dict[str, str] = {}  # action -> "defaultonly" / "tableonly" (annotations)
         self.json: dict[str, Any] = {}
         self.key_temps: dict[int, RV] = {}  # key element id -> temporary holding its value
 
@@ -125,6 +126,18 @@ class TableBuilder:
                 raise CompileError(r.pos, f"action '{aname}' listed twice in table {self.name}")
             self.action_names.append(aname)
             self.action_ids.append(aid)
+            for scope in ("defaultonly", "tableonly"):
+                if A.anno(r.annotations, scope) is not None:
+                    self.scopes[aname] = scope
+
+    def _check_scope(self, aname: str, default: bool, pos: Pos) -> None:
+        """``@defaultonly`` actions only as the default action, ``@tableonly`` never."""
+        scope = self.scopes.get(aname)
+        if scope == ("tableonly" if default else "defaultonly"):
+            where = "as the default action" if default else "in entries"
+            raise CompileError(
+                pos, f"action {aname} is @{scope}: it cannot be used {where} of table {self.name}"
+            )
 
     def _action_data(
         self, r: A.ActionRef, emit_action: Any, pos: Pos
@@ -165,6 +178,8 @@ class TableBuilder:
         kp = d.prop("key")
         for k in kp.value if kp else ():  # type: ignore[union-attr,attr-defined]
             self._key(k)
+            if k.match_kind == "lpm" and [m for m, _ in self.key_info].count("lpm") > 1:
+                raise CompileError(k.pos, f"table {self.name} has several lpm keys (BMv2: one)")
         ap = d.prop("actions")
         if ap is None:
             raise CompileError(d.pos, f"table {d.name} has no actions property")
@@ -278,7 +293,8 @@ class TableBuilder:
     def _default_entry(self, j: dict[str, Any], emit_action: Any) -> None:
         dp = self.decl.prop("default_action")
         if dp is not None:
-            _, aid, vals = self._action_data(dp.value, emit_action, dp.pos)  # type: ignore[arg-type]
+            aname, aid, vals = self._action_data(dp.value, emit_action, dp.pos)  # type: ignore[arg-type]
+            self._check_scope(aname, True, dp.pos)
             j["default_entry"] = {
                 "action_id": aid,
                 "action_const": dp.const,
@@ -343,7 +359,8 @@ class TableBuilder:
             self._shift(self._entry_key(k, mt, w), sh, w)
             for k, (mt, w), sh in zip(e.keys, self.key_info, self.key_shift, strict=True)
         ]
-        _, aid, vals = self._action_data(e.action, emit_action, e.action.pos)
+        aname, aid, vals = self._action_data(e.action, emit_action, e.action.pos)
+        self._check_scope(aname, False, e.action.pos)
         prio = _annotated_priority(e, i + 1)
         return {
             "source_info": source_info(e.pos, "entry"),

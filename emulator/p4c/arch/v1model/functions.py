@@ -24,7 +24,9 @@ ExternFunction = Callable[[Ctx, A.Call, str, Pos], None]
 
 
 def _mark_to_drop(ctx: Ctx, call: A.Call, name: str, pos: Pos) -> None:
-    args_of(call, ["standard_metadata"], pos, name, optional=1)
+    if not call.args:  # v1model still declares it (deprecated); p4c-bm2-ss refuses it
+        raise CompileError(pos, "mark_to_drop expects 1 argument, mark_to_drop(standard_metadata)")
+    args_of(call, ["standard_metadata"], pos, name)
     ctx.emit("mark_to_drop", [STD], pos)
 
 
