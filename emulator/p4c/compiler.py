@@ -60,7 +60,7 @@ def compile_with_p4info(
             f"table {env.anonymous_selectors[0]}: an anonymous action_selector cannot be used with "
             "P4Runtime output; declare a named instance and refer to it",
         )
-    return doc, p4info_text(doc, env.counter_units)
+    return doc, p4info_text(doc, env.counter_units, env.action_scopes)
 
 
 def compile_with_files(

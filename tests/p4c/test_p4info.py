@@ -119,3 +119,25 @@ def test_validity_keys_are_named_as_p4c_names_them(tmp_path: Path) -> None:
     (table_info,) = _blocks(info, "tables")
     for i, name in enumerate(names, 1):
         assert f'id: {i}\n    name: "{name}"\n    bitwidth: 1\n    match_type: EXACT' in table_info
+
+
+def test_action_scopes_as_p4c_writes_them(tmp_path: Path) -> None:
+    """``@defaultonly``/``@tableonly`` in an actions list give the action_ref an annotation
+    and a scope (p4c-bm2-ss 1.2.4.8's output for the same table, checked by hand)."""
+    decls = (
+        "    action a(bit<8> v) { hdr.ipv4.ttl = v; }\n"
+        "    table t2 { key = { hdr.ipv4.ttl: exact; }\n"
+        "        actions = { @tableonly a; @defaultonly NoAction; }\n"
+        "        default_action = NoAction(); }"
+    )
+    path = tmp_path / "scopes.p4"
+    path.write_text(ingress_program("        t2.apply();", decls))
+    (tmp_path / "common.p4").write_text((PROGRAMS / "common.p4").read_text())
+    _, text = compile_with_p4info(path)
+    table = _blocks(text, "tables")[0]
+    assert (
+        "  action_refs {\n    id: 21257015\n"
+        '    annotations: "@defaultonly"\n    scope: DEFAULT_ONLY\n  }'
+    ) in "\n" + table + "\n"
+    assert '    annotations: "@tableonly"\n    scope: TABLE_ONLY\n  }' in table
+    assert table.count("scope:") == 2

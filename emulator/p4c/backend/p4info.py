@@ -81,8 +81,16 @@ def _field_width(doc: dict[str, Any], target: list[str]) -> int:
     return int(next(f[1] for f in htype["fields"] if f[0] == target[1]))
 
 
-def p4info_text(doc: dict[str, Any], counter_units: dict[str, str] | None = None) -> str:
-    """The P4Info message of a compiled program, in protobuf text format."""
+SCOPES = {"defaultonly": "DEFAULT_ONLY", "tableonly": "TABLE_ONLY"}
+
+
+def p4info_text(
+    doc: dict[str, Any],
+    counter_units: dict[str, str] | None = None,
+    action_scopes: dict[str, dict[str, str]] | None = None,
+) -> str:
+    """The P4Info message of a compiled program, in protobuf text format.
+    ``action_scopes``: table -> action -> ``defaultonly``/``tableonly`` (its annotation)."""
     ids = _Ids()
     tables = [t for p in doc["pipelines"] for t in p["tables"] if not t["name"].startswith("tbl_")]
     profiles = [a for p in doc["pipelines"] for a in p["action_profiles"]]
@@ -122,7 +130,11 @@ def p4info_text(doc: dict[str, Any], counter_units: dict[str, str] | None = None
         if m["is_direct"]:
             direct.setdefault(m["binding"], []).append(mid[m["name"]])
     out = ['pkg_info {\n  arch: "v1model"\n}\n']
-    out += [_table_text(doc, t, tid[t["name"]], alias, aid, pid, direct) for t in tables]
+    scopes = action_scopes or {}
+    out += [
+        _table_text(doc, t, tid[t["name"]], alias, aid, pid, direct, scopes.get(t["name"], {}))
+        for t in tables
+    ]
     out += [_action_text(a, aid[a["name"]], alias) for a in actions]
     out += [_profile_text(p, pid[p["name"]], alias, tables, tid) for p in profiles]
     for c in doc["counter_arrays"]:
@@ -178,6 +190,7 @@ def _table_text(
     aid: dict[str, int],
     pid: dict[str, int],
     direct: dict[str, list[int]],
+    scopes: dict[str, str],
 ) -> str:
     s = "tables {\n" + _preamble("  ", tid, t["name"], alias[t["name"]])
     for i, k in enumerate(t["key"], 1):
@@ -185,7 +198,9 @@ def _table_text(
         mt = MATCH[k["match_type"]]
         s += f"  match_fields {{\n    id: {i}\n    name: {_q(k['name'])}\n    bitwidth: {w}\n    match_type: {mt}\n  }}\n"
     for a in t["actions"]:
-        s += f"  action_refs {{\n    id: {aid[a]}\n  }}\n"
+        scope = scopes.get(a)
+        extra = f'    annotations: "@{scope}"\n    scope: {SCOPES[scope]}\n' if scope else ""
+        s += f"  action_refs {{\n    id: {aid[a]}\n{extra}  }}\n"
     de = t.get("default_entry")
     if de and de.get("action_const"):
         s += f"  const_default_action_id: {aid[t['actions'][t['action_ids'].index(de['action_id'])]]}\n"

@@ -96,6 +96,7 @@ class Env:
         self.profile_id = 0
         self.field_aliases: list[Any] = []
         self.counter_units: dict[str, str] = {}  # for P4Info
+        self.action_scopes: dict[str, dict[str, str]] = {}  # table -> action -> scope, P4Info
         self.anonymous_selectors: list[
             str
         ] = []  # tables with `implementation = action_selector(...)`

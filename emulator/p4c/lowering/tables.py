@@ -129,6 +129,7 @@ class TableBuilder:
             for scope in ("defaultonly", "tableonly"):
                 if A.anno(r.annotations, scope) is not None:
                     self.scopes[aname] = scope
+                    self.ctx.env.action_scopes.setdefault(self.name, {})[aname] = scope
 
     def _check_scope(self, aname: str, default: bool, pos: Pos) -> None:
         """``@defaultonly`` actions only as the default action, ``@tableonly`` never."""
