@@ -106,10 +106,11 @@ class MeterArray:
         self.meters = [Meter() for _ in range(size)]
         self.clock_us = clock_us
 
-    def execute(self, index: int, length: int) -> int:
-        """Colour for a packet of ``length`` bytes on meter ``index``."""
+    def execute(self, index: int, length: int) -> int | None:
+        """Colour for a packet of ``length`` bytes on meter ``index``; None for an index out
+        of range (BMv2 then leaves the destination as it was)."""
         if not 0 <= index < self.size:
-            return GREEN
+            return None
         return self.meters[index].execute(length if self.by_bytes else 1, self.clock_us())
 
     def set_rates(self, rates: list[tuple[float, float]], index: int | None = None) -> None:

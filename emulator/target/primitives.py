@@ -192,9 +192,12 @@ class ActionCompiler:
             if isinstance(obj, CounterArray):
                 cg.externs[call] = (obj, "count", (name, idx, length))
             return [call]
-        if op == "execute_meter":
+        if op == "execute_meter":  # an index out of range leaves the destination alone
             mtr = cg.const(self._obj(self.env.meters, ps[0], "meter"))
-            return cg.assign(ps[2], f"{mtr}.execute({cg.expr(ps[1])}, f[{std['packet_length']}])")
+            colour = cg.fresh("mcol_")
+            call = f"{mtr}.execute({cg.expr(ps[1])}, f[{std['packet_length']}])"
+            sets = cg.assign(ps[2], colour)
+            return [f"{colour} = {call}", f"if {colour} is not None:", *["    " + x for x in sets]]
         if op == "register_read":
             obj = self._obj(self.env.registers, ps[1], "register")
             name, idx = cg.const(obj), cg.expr(ps[2])

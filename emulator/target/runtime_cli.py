@@ -278,6 +278,19 @@ class RuntimeCli(StateCommands):
         self.profile_of(args[0]).delete_member(self._int(args[1], "member handle"))
         return ""
 
+    def cmd_act_prof_modify_member(self, args: list[str]) -> str:
+        if len(args) < 3:
+            raise CliError(
+                "usage: act_prof_modify_member <profile> <action> <member handle> <params>"
+            )
+        prof = self.profile_of(args[0])
+        action = self.profile_action(prof, args[1])
+        data = self._data(action, [a for a in args[3:] if a != "=>"])
+        prof.modify_member(self._int(args[2], "member handle"), action, data)
+        return ""
+
+    cmd_table_indirect_modify_member = cmd_act_prof_modify_member
+
     def cmd_act_prof_delete_group(self, args: list[str]) -> str:
         if len(args) != 2:
             raise CliError("usage: act_prof_delete_group <profile> <group handle>")
@@ -315,6 +328,9 @@ class RuntimeCli(StateCommands):
         ref = table.profile.group(h) if group else table.profile.member(h)
         table.default = Entry(-1, (), 0, None, (), ref)
         return ""
+
+    cmd_table_indirect_delete = cmd_table_delete
+    cmd_table_indirect_reset_default = cmd_table_reset_default
 
     def cmd_table_indirect_set_default(self, args: list[str]) -> str:
         return self._indirect_default(args, False)

@@ -127,6 +127,32 @@ class StateCommands:
         nodes.remove(h)
         return f"Dissociating node {h} from multicast group {g}"
 
+    def _node(self, text: str) -> int:
+        h = self._int(text, "node handle")
+        if h not in self.sw.mc_nodes:
+            raise CliError(f"multicast node {h} does not exist")
+        return h
+
+    def cmd_mc_node_update(self, args: list[str]) -> str:
+        if len(args) < 1:
+            raise CliError("usage: mc_node_update <node handle> <port list> [| <lag list>]")
+        h = self._node(args[0])
+        ports_txt = args[1 : args.index("|")] if "|" in args else args[1:]
+        ports = [self._int(p, "port", 9) for p in ports_txt]
+        self.sw.mc_nodes[h] = (self.sw.mc_nodes[h][0], sorted(set(ports)))
+        pmap = format(sum(1 << p for p in set(ports)), "b") if ports else ""
+        return f"Updating node {h} with port map {pmap} and lag map "
+
+    def cmd_mc_node_destroy(self, args: list[str]) -> str:
+        if len(args) != 1:
+            raise CliError("usage: mc_node_destroy <node handle>")
+        h = self._node(args[0])
+        for nodes in self.sw.mc_groups.values():
+            if h in nodes:
+                nodes.remove(h)
+        del self.sw.mc_nodes[h]
+        return f"Destroying node {h}"
+
     # -- registers, counters, meters -------------------------------------------------------
 
     def cmd_register_read(self, args: list[str]) -> str:
@@ -170,6 +196,21 @@ class StateCommands:
         if i >= ctr.size:
             raise CliError(f"counter {ctr.name}: index {i} out of range (size {ctr.size})")
         return format_counter(args[0], i, ctr.bytes[i], ctr.packets[i])
+
+    def cmd_counter_write(self, args: list[str]) -> str:
+        if len(args) != 4:
+            raise CliError("usage: counter_write <name> <index> <packets> <bytes>")
+        ctr = resolve(self.sw.counters, args[0], "counter")
+        i = self._int(args[1], "index")
+        packets, nbytes = self._int(args[2], "packets"), self._int(args[3], "bytes")
+        if ctr.direct_table:
+            e = self._direct_table(ctr).entry(i)
+            e.packets, e.bytes = packets, nbytes
+        elif i >= ctr.size:
+            raise CliError(f"counter {ctr.name}: index {i} out of range (size {ctr.size})")
+        else:
+            ctr.packets[i], ctr.bytes[i] = packets, nbytes
+        return ""
 
     def cmd_counter_reset(self, args: list[str]) -> str:
         if len(args) != 1:

@@ -20,7 +20,7 @@ from emulator.target.cli_values import parse_int, parse_match
 from emulator.target.errors import CliError, StfError
 from emulator.target.runtime_cli import RuntimeCli, resolve
 from emulator.target.switch import Switch
-from emulator.target.tables import ActionSpec, Entry, KeyField, Table
+from emulator.target.tables import ActionSpec, Entry, KeyField, Table, lpm_width
 
 #: simple_switch_CLI commands an STF file may use verbatim (a fabemu extension).
 CLI_COMMANDS = frozenset(n[4:] for n in dir(RuntimeCli) if n.startswith("cmd_"))
@@ -73,9 +73,10 @@ def _key_field(table: Table, name: str) -> tuple[int, KeyField]:
 
 def _stf_match(value: str, kf: KeyField) -> Any:
     mt, w = kf.match_type, kf.width
-    if mt == "lpm" and "/" not in value:
+    if mt == "lpm" and "/" not in value:  # the prefix counts over whole bytes (lpm_width)
         if "*" in value:
-            value = f"{value.replace('*', '0')}/{max(0, w - 4 * value.count('*'))}"
+            plen = min(w, max(0, lpm_width(w) - 4 * value.count("*")))
+            value = f"{value.replace('*', '0')}/{plen}"
         else:
             value = f"{value}/{w}"
     elif mt in ("ternary", "optional") and "&&&" not in value:

@@ -63,7 +63,9 @@ class Switch:
     ) -> None:
         self.device_id = device_id
         self.pfc_to_pipeline = pfc_to_pipeline
-        self.now_ns = 0
+        # without a clock given, time stands at 1 us: simple_switch's timestamps count
+        # microseconds since it started, so a packet never sees 0 there either
+        self.now_ns = 1000
         self.clock: Callable[[], int] = clock or (lambda: self.now_ns)
         self.log_lines: deque[str] = deque(maxlen=1000)
         self._log = log or self.log_lines.append
@@ -347,6 +349,8 @@ class Switch:
             f[s_eqd] = deq.enq_qdepth & m_eqd
             f[s_dqd] = deq.deq_qdepth & m_dqd
             f[s_td] = (deq.deq_timedelta_ns // 1000) & m_td
+        else:  # no queue (process()): enqueued now, as simple_switch's timestamps say
+            f[s_enq] = (self.clock() // 1000) & m_enq
         clones: list[Item] = []
         try:
             if p.origin is not None:

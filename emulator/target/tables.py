@@ -104,6 +104,12 @@ class ActionProfile:
         del self.members[handle]
         self._member_handles.release(handle)
 
+    def modify_member(self, handle: int, action: ActionSpec, data: tuple[int, ...]) -> None:
+        """Give member ``handle`` another action and data (groups keep referring to it)."""
+        self.changed()
+        m = self.member(handle)
+        m.action, m.data = action, data
+
     def create_group(self) -> int:
         """Add an empty group; return its handle."""
         self.changed()
@@ -167,6 +173,15 @@ class Entry:
     meter: Meter | None = None
     checks: tuple[tuple[int, int, int], ...] = ()  # (key index, mask, value)
     ranges: tuple[tuple[int, int, int], ...] = ()  # (key index, lo, hi)
+
+
+def lpm_width(width: int) -> int:
+    """The width an lpm prefix length counts over: BMv2 keeps a key as whole bytes (the
+    value right-aligned, leading bits zero) and counts the prefix from the first byte's
+    top bit, so ``0x800/1`` of a 12-bit key is every value (bit 15 of 16 is always 0);
+    a prefix is still at most the field's width (BAD_MATCH_KEY), so ``/12`` is the
+    longest prefix of a 12-bit key and it leaves the last 4 bits unmatched."""
+    return (width + 7) // 8 * 8
 
 
 @dataclass
@@ -267,7 +282,8 @@ class Table:
                 checks.append((i, full, spec))
             elif k.match_type == "lpm":
                 value, plen = spec
-                mask = full ^ ((1 << (k.width - plen)) - 1)
+                pw = lpm_width(k.width)
+                mask = full & (((1 << pw) - 1) ^ ((1 << (pw - plen)) - 1))
                 checks.append((i, mask, value & mask))
             elif k.match_type in ("ternary", "optional"):
                 checks.append((i, spec[1], spec[0]))
@@ -290,7 +306,7 @@ class Table:
         field shifted right past the prefix, the other fields as they are."""
         i = self.lpm_index
         value, plen = e.match[i]
-        shift = self.keys[i].width - plen
+        shift = lpm_width(self.keys[i].width) - plen
         return plen, shift, (*e.match[:i], value >> shift, *e.match[i + 1 :])
 
     def _index(self, e: Entry) -> None:

@@ -70,6 +70,32 @@ INLINE = str(PROGRAMS / "inline.p4")
             "s[7:4]",
             "slice assignment needs a bit<W> field or variable",
         ),
+        (  # p4c: 'lastIndex' for stacks can only be used in a parser
+            "",
+            "        meta.r = hdr.vlan.lastIndex;",
+            "hdr.vlan.lastIndex",
+            "'lastIndex' of a header stack can only be used in a parser",
+        ),
+        (  # p4c: 'last', and 'next' for stacks can only be used in a parser
+            "",
+            "        hdr.vlan.last.tci = 1;",
+            "hdr.vlan.last",
+            "'last' of a header stack can only be used in a parser",
+        ),
+        (  # p4c: Cannot cast from 'bit<8>' to 'int<16>'
+            "",
+            "        meta.sel = (bit<16>)(int<16>)hdr.ipv4.ttl;",
+            "(int<16>)",
+            "cannot cast bit<8> to int<16> (change the width and the sign in two casts)",
+        ),
+        (  # p4c: table ... has multiple successors
+            "    table t2 { key = { hdr.ipv4.ttl: exact; } actions = { NoAction; } }",
+            "        if (hdr.ipv4.ttl == 1) {\n            t2.apply();\n            meta.color = 1;\n"
+            "        } else {\n            t2.apply();\n        }",
+            "t2.apply();\n        }",
+            "table MyIngress.t2 is applied more than once, going on differently (BMv2: one "
+            "successor per table)",
+        ),
     ],
 )
 def test_refused_as_p4c_refuses(decls: str, body: str, fragment: str, message: str) -> None:
@@ -78,8 +104,8 @@ def test_refused_as_p4c_refuses(decls: str, body: str, fragment: str, message: s
         compile_source(text, INLINE)
     err = info.value
     assert err.message == message
-    line = text.split("\n")[err.pos.line - 1]
-    assert line[err.pos.col - 1 :].startswith(fragment), (line, err.pos.col)
+    rest = "\n".join(text.split("\n")[err.pos.line - 1 :])[err.pos.col - 1 :]
+    assert rest.startswith(fragment), (rest[:40], err.pos)
 
 
 def test_accepted_neighbours_still_compile() -> None:
@@ -93,3 +119,19 @@ def test_accepted_neighbours_still_compile() -> None:
         "        bit<8> s = 0;\n        s[7:4] = 4w8;\n        meta.color = s;"
     )
     assert compile_source(ingress_program(body), INLINE)["actions"]
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        ("bump(hdr.ipv4.ttl, 1, 2, 3);", "action bump expects 3 arguments, got 4"),
+        ("bump(by = 2);", "action bump: missing argument 'dst'"),
+        ("bump(dst = hdr.ipv4.ttl, 2);", "action bump: arguments are all named or all positional"),
+        ("bump(dst = hdr.ipv4.ttl, step = 2);", "action bump has no parameter 'step'"),
+    ],
+)
+def test_call_arguments_with_defaults_refused_clearly(call: str, message: str) -> None:
+    decls = "    action bump(inout bit<8> dst, bit<8> by = 1, bit<8> twice = 0) { dst = dst + by; }"
+    with pytest.raises(CompileError) as info:
+        compile_source(ingress_program("        " + call, decls), INLINE)
+    assert info.value.message == message

@@ -18,7 +18,7 @@ from .test_packet_parser import parser_program
 from .test_v1model import flow_program
 
 HOSTILE = "x');__import__('os').system('touch /tmp/pwned')#\"{}"
-GENERATED = re.compile(r"(_o|act_|ps_|nd_|key_|dep_|emit_|calc_|ck_|trunc_|hbase_)\d+\Z")
+GENERATED = re.compile(r"(_o|act_|ps_|nd_|key_|dep_|emit_|calc_|ck_|trunc_|hbase_|mcol_)\d+\Z")
 #: every other identifier the generator may emit: keywords, locals, helpers, attributes
 VOCABULARY = set(keyword.kwlist) | {
     "f", "p", "d", "o", "e", "x", "k", "i", "b", "b0", "b1", "pc", "a", "v",

@@ -123,6 +123,19 @@ def test_meter_colors_trtcm():
         sw.cli("meter_set_rates mtr 0 2:1 1:1")
 
 
+def test_meter_index_out_of_range_leaves_the_destination():
+    """simple_switch leaves an execute_meter's destination as it was when the index is
+    out of range (found by a differential probe); in range it writes the colour."""
+    mtr = {"type": "meter_array", "value": "MyIngress.mtr"}
+    prims = [
+        assign(TOS, hexv(0xFF)),
+        prim("execute_meter", mtr, hexv(9), TOS),  # size 2: out of range
+    ]
+    assert run(Switch(program(prims), tm=FifoTM(Clock())))[15] == 0xFF
+    prims[1] = prim("execute_meter", mtr, hexv(1), TOS)
+    assert run(Switch(program(prims), tm=FifoTM(Clock())))[15] == 0  # GREEN
+
+
 def test_hash_matches_hashes_module_and_crc_custom():
     calc_in = [fld("ipv4", "srcAddr"), fld("ipv4", "dstAddr")]
     calcs = [

@@ -164,3 +164,25 @@ def test_reset_default_mc_dump_mirroring_get_and_cli_file(sw, tmp_path):
     assert sw.cli_file(str(f))[0] == "Creating multicast group 3"
     assert "  -> (L1h=0, rid=9) -> (ports=[1, 2], lags=[])" in sw.cli("mc_dump")
     assert sw.cli("mirroring_get 4") == "MirroringSessionConfig(mgid=None, port=6)"
+
+
+def test_mc_node_update_and_destroy(sw):
+    sw.cli("mc_mgrp_create 3")
+    sw.cli("mc_node_create 9 2 1")
+    sw.cli("mc_node_associate 3 0")
+    assert sw.cli("mc_node_update 0 4 5") == "Updating node 0 with port map 110000 and lag map "
+    assert "  -> (L1h=0, rid=9) -> (ports=[4, 5], lags=[])" in sw.cli("mc_dump")
+    assert sw.cli("mc_node_destroy 0") == "Destroying node 0"
+    assert "L1h=0" not in sw.cli("mc_dump")
+    with pytest.raises(CliError, match="multicast node 0 does not exist"):
+        sw.cli("mc_node_update 0 1")
+
+
+def test_counter_write_then_read():
+    from .test_externs import program
+
+    s = Switch(program([]), tm=FifoTM(lambda: 0))
+    assert s.cli("counter_write MyIngress.ctr 2 5 700") == ""
+    assert s.cli("counter_read MyIngress.ctr 2") == "MyIngress.ctr[2]= (700 bytes, 5 packets)"
+    with pytest.raises(CliError, match="out of range"):
+        s.cli("counter_write MyIngress.ctr 9 1 1")

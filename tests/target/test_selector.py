@@ -64,6 +64,27 @@ def test_member_table_entry_and_removal_from_group():
         assert port == 4
 
 
+def test_modify_member_and_indirect_delete_as_simple_switch_cli():
+    """act_prof_modify_member changes a member every reference sees (a direct entry and a
+    group); table_indirect_delete removes an indirect entry; table_indirect_reset_default
+    is table_reset_default (commands found missing by a differential probe)."""
+    sw = ecmp_switch()
+    sw.cli("table_indirect_add ecmp 11.0.0.0/8 => 2")  # entry handle 1: member 2 -> port 3
+    sw.cli("act_prof_modify_member ecmp_sel set_nhop 2 => 00:00:00:00:00:09 9")
+    [(port, _)] = sw.process(1, ipv4_udp(dst=0x0B000001))
+    assert port == 9
+    for m in (0, 1, 3):
+        sw.cli(f"act_prof_remove_member_from_group ecmp_sel {m} 0")
+    [(port, _)] = sw.process(1, ipv4_udp(dst=0x0A000001))  # the group's last member
+    assert port == 9
+    sw.cli("table_indirect_delete ecmp 1")
+    [(port, _)] = sw.process(1, ipv4_udp(dst=0x0B000001))  # a miss: no action, port 0
+    assert port == 0
+    sw.cli("table_indirect_reset_default ecmp")
+    with pytest.raises(CliError, match="invalid member handle 7"):
+        sw.cli("act_prof_modify_member ecmp_sel set_nhop 7 => 00:00:00:00:00:01 1")
+
+
 def test_empty_group_is_a_miss_and_defaults():
     sw = Switch(str(PROGRAM), tm=FifoTM(lambda: 0))
     sw.cli("act_prof_create_group ecmp_sel")

@@ -60,6 +60,19 @@ def test_lpm_longest_prefix_wins():
     assert out_ports(sw, ipv4_udp(dst=0x0B000001)) == [4]
 
 
+def test_lpm_prefix_counts_over_whole_bytes_as_bmv2():
+    """A 4-bit lpm key (ipv4.ihl, 5 here) is one byte to BMv2, its value in the low bits:
+    ``0x8/1`` asks for the byte's top bit to be 0, so it matches ihl 5; ``/4`` is the
+    longest prefix (BAD_MATCH_KEY beyond the field's width) and covers only padding."""
+    sw = make(one_table([("lpm", ["ipv4", "ihl"], None)]))
+    sw.cli("table_add t fwd 0x8/1 => 3")
+    assert out_ports(sw, ipv4_udp(dst=0x0A010101)) == [3]
+    sw.cli("table_add t fwd 0xf/4 => 4")  # top 4 of 8 bits zero: ihl 5 too, longer prefix
+    assert out_ports(sw, ipv4_udp(dst=0x0A010101)) == [4]
+    with pytest.raises(CliError, match="invalid prefix length '5'"):
+        sw.cli("table_add t fwd 0x5/5 => 1")
+
+
 def test_lpm_with_exact_key():
     sw = make(
         one_table([("exact", ["ipv4", "protocol"], None), ("lpm", ["ipv4", "dstAddr"], None)])

@@ -178,23 +178,42 @@ def _method(ctx: Ctx, call: A.Call, base: Value, name: str, pos: Pos) -> Value:
     raise CompileError(pos, f"value of type {base.type.show()} has no method '{name}'")
 
 
+def call_args(
+    params: tuple[A.Param, ...], args: tuple[A.Arg, ...], pos: Pos, what: str
+) -> list[A.Expr]:
+    """The argument expression of each parameter: positional or named arguments, then the
+    parameters' default values (``bit<8> x = 7``) for those left out."""
+    if len(args) > len(params):
+        raise CompileError(pos, f"{what} expects {len(params)} arguments, got {len(args)}")
+    if any(a.name for a in args) and not all(a.name for a in args):
+        raise CompileError(pos, f"{what}: arguments are all named or all positional")
+    by_name = {a.name: a.value for a in args if a.name}
+    names = {p.name for p in params}
+    for n in by_name:
+        if n not in names:
+            raise CompileError(pos, f"{what} has no parameter '{n}'")
+    out = []
+    for i, p in enumerate(params):
+        e = by_name.get(p.name) if by_name else (args[i].value if i < len(args) else None)
+        e = e if e is not None else p.default
+        if e is None and by_name:
+            raise CompileError(pos, f"{what}: missing argument '{p.name}'")
+        if e is None:
+            raise CompileError(pos, f"{what} expects {len(params)} arguments, got {len(args)}")
+        out.append(e)
+    return out
+
+
 def inline_action(
     ctx: Ctx, decl: A.ActionDecl, args: tuple[A.Arg, ...], pos: Pos, bound: Any = None
 ) -> None:
     """Inline a direct action call: parameters become the argument values."""
-    if len(args) != len(decl.params):
-        raise CompileError(
-            pos, f"action {decl.name} expects {len(decl.params)} arguments, got {len(args)}"
-        )
+    exprs = call_args(decl.params, args, pos, f"action {decl.name}")
     scope_parent = bound if bound is not None else ctx.env.globals
     inner = ctx.fresh(Scope(scope_parent), "action", ctx.prefix)
     inner.prims = ctx.prims
     copies: list[tuple[Value, Value, Pos]] = []
-    by_name = {a.name: a.value for a in args if a.name}
-    for i, p in enumerate(decl.params):
-        e = by_name.get(p.name) if by_name else args[i].value
-        if e is None:
-            raise CompileError(pos, f"action {decl.name}: missing argument '{p.name}'")
+    for p, e in zip(decl.params, exprs, strict=True):
         t = resolve_type(ctx.env, p.type, const_eval)
         v = lower(e, ctx, t)
         if p.direction in ("", "in") and isinstance(v, RV | Const) and not isinstance(t, T.StructT):
@@ -234,22 +253,19 @@ def inline_function(ctx: Ctx, decl: A.FunctionDecl, args: tuple[A.Arg, ...], pos
         raise CompileError(
             pos, "function calls are only supported in parser states, actions and controls"
         )
-    if len(args) != len(decl.params):
-        raise CompileError(
-            pos, f"function {decl.name} expects {len(decl.params)} arguments, got {len(args)}"
-        )
+    exprs = call_args(decl.params, args, pos, f"function {decl.name}")
     inner = ctx.fresh(type(ctx.scope)(ctx.env.globals), "action", ctx.prefix)
     inner.prims = ctx.prims
     copies: list[tuple[Value, Value, Pos]] = []
-    for p, a in zip(decl.params, args, strict=True):
+    for p, e in zip(decl.params, exprs, strict=True):
         t = resolve_type(ctx.env, p.type, const_eval)
-        v = lower(a.value, ctx, t)
+        v = lower(e, ctx, t)
         if p.direction in ("", "in") and isinstance(v, RV | Const):
-            tmp = ctx.temp(t, a.value.pos, p.name)
-            assign_value(tmp, v, ctx, a.value.pos)
+            tmp = ctx.temp(t, e.pos, p.name)
+            assign_value(tmp, v, ctx, e.pos)
             v = RV(tmp.json, t)
-        v = struct_arg(ctx, p, v, t, a.value.pos)
-        inner.scope.bind(p.name, copy_in(ctx, p, v, t, a.value.pos, copies, decl.body))
+        v = struct_arg(ctx, p, v, t, e.pos)
+        inner.scope.bind(p.name, copy_in(ctx, p, v, t, e.pos, copies, decl.body))
     rt = resolve_type(ctx.env, decl.ret, const_eval)
     result: Value | None = None
     if isinstance(rt, T.StructT):  # a header or struct: storage of its own, as for a local

@@ -50,6 +50,8 @@ class ControlLowering:
             "conditionals": [],
         }
         self.applied: set[str] = set()
+        #: table applied by a plain apply -> its next_tables (one node may serve two branches)
+        self.built: dict[str, dict[str, str | None]] = {}
         self.builders: dict[str, TableBuilder] = {}
         self.key_temps: dict[str, dict[int, RV]] = {}
         self.implicit: dict[str, ObjRef] = {}  # controls applied by type name
@@ -328,9 +330,14 @@ class ControlLowering:
             if kind == "prims":
                 nxt = self._action_table(item[1], item[2], nxt)
             elif kind == "apply":
+                again = self.built.get(item[1].name)
+                if again is not None and set(again.values()) == {nxt}:
+                    nxt = item[1].name  # applied again where it goes on the same way (p4c too)
+                    continue
                 tb = self._table(item[1], item[2])
                 tb.json["base_default_next"] = nxt
                 tb.json["next_tables"] = {a: nxt for a in tb.action_names}
+                self.built[tb.name] = tb.json["next_tables"]
                 nxt = tb.name
             elif kind == "hitmiss":
                 _, t, hit_ir, miss_ir, pos = item
@@ -409,7 +416,9 @@ class ControlLowering:
     def _table(self, t: ObjRef, pos: Pos) -> TableBuilder:
         if t.name in self.applied:
             raise CompileError(
-                pos, f"table {t.name} is applied more than once (not supported by BMv2)"
+                pos,
+                f"table {t.name} is applied more than once, going on differently (BMv2: one "
+                "successor per table)",
             )
         self.applied.add(t.name)
         tctx: Ctx = t.extra

@@ -168,6 +168,11 @@ def cast(v: Value, t: T.Type, pos: Pos) -> Value:
                 raise CompileError(pos, f"cannot cast bool to {t.show()} (only to bit<1>)")
             return RV(to_data(s), t)
         if isinstance(vt, T.Bits):
+            if vt.signed != t.signed and vt.width != t.width:  # p4c: sign or width, not both
+                raise CompileError(
+                    pos,
+                    f"cannot cast {vt.show()} to {t.show()} (change the width and the sign in two casts)",
+                )
             if vt.width <= t.width and vt.signed == t.signed:
                 return RV(s.json, t)
             if not vt.signed and not t.signed:
@@ -235,6 +240,8 @@ def member(base: Value, name: str, pos: Pos, ctx: Ctx) -> Value:
     if isinstance(base, StackRef):
         if name == "size":
             return Const(base.type.size, T.Bits(32))
+        if name in ("last", "lastIndex") and ctx.where != "parser":  # as p4c
+            raise CompileError(pos, f"'{name}' of a header stack can only be used in a parser")
         if name in ("next", "last", "lastIndex", "nextIndex"):
             stack = {"type": "header_stack", "value": base.name}
             idx = expr_json("last_stack_index", None, stack)
