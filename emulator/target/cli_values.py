@@ -7,7 +7,7 @@ import re
 from typing import Any
 
 from emulator.target.errors import CliError
-from emulator.target.tables import KeyField, lpm_width
+from emulator.target.tables import KeyField, lpm_mask
 
 _MAC = re.compile(r"[0-9a-fA-F]{2}(:[0-9a-fA-F]{2}){5}\Z")
 _IPV4 = re.compile(r"\d{1,3}(\.\d{1,3}){3}\Z")
@@ -46,12 +46,10 @@ def parse_match(text: str, kf: KeyField) -> Any:
             raise CliError(f"{what}: expected value/prefix_length, got {text!r}")
         v, plen_s = text.rsplit("/", 1)
         # as BMv2: at most the field's width, counted from the top of its whole bytes
-        pw = lpm_width(w)
         if not plen_s.isdigit() or int(plen_s) > w:
             raise CliError(f"{what}: invalid prefix length {plen_s!r} (field is {w} bits)")
         plen = int(plen_s)
-        mask = ((1 << w) - 1) & (((1 << pw) - 1) ^ ((1 << (pw - plen)) - 1))
-        return parse_int(v, w, what) & mask, plen
+        return parse_int(v, w, what) & lpm_mask(w, plen), plen
     if mt in ("ternary", "optional"):
         if "&&&" not in text:
             raise CliError(f"{what}: expected value&&&mask, got {text!r}")

@@ -84,12 +84,18 @@ class StateCommands:
     def cmd_mc_node_create(self, args: list[str]) -> str:
         if not args:
             raise CliError("usage: mc_node_create <rid> <port list>")
-        ports_txt = args[1 : args.index("|")] if "|" in args else args[1:]
         rid = self._int(args[0], "rid", 16)
-        ports = [self._int(p, "port", 9) for p in ports_txt]
+        ports, pmap = self._ports(args[1:])
         h = self.sw.mc_node_create(rid, ports)
-        pmap = format(sum(1 << p for p in set(ports)), "b") if ports else ""
         return f"Creating node with rid {rid} , port map {pmap} and lag map \nnode was created with handle {h}"
+
+    def _ports(self, args: list[str]) -> tuple[list[int], str]:
+        """A node's port list (up to a ``|`` and its lag list) and its port map as
+        simple_switch_CLI prints it."""
+        ports = [
+            self._int(p, "port", 9) for p in (args[: args.index("|")] if "|" in args else args)
+        ]
+        return ports, format(sum(1 << p for p in set(ports)), "b") if ports else ""
 
     def cmd_mc_node_associate(self, args: list[str]) -> str:
         if len(args) != 2:
@@ -137,10 +143,8 @@ class StateCommands:
         if len(args) < 1:
             raise CliError("usage: mc_node_update <node handle> <port list> [| <lag list>]")
         h = self._node(args[0])
-        ports_txt = args[1 : args.index("|")] if "|" in args else args[1:]
-        ports = [self._int(p, "port", 9) for p in ports_txt]
+        ports, pmap = self._ports(args[1:])
         self.sw.mc_nodes[h] = (self.sw.mc_nodes[h][0], sorted(set(ports)))
-        pmap = format(sum(1 << p for p in set(ports)), "b") if ports else ""
         return f"Updating node {h} with port map {pmap} and lag map "
 
     def cmd_mc_node_destroy(self, args: list[str]) -> str:

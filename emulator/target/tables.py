@@ -184,6 +184,12 @@ def lpm_width(width: int) -> int:
     return (width + 7) // 8 * 8
 
 
+def lpm_mask(width: int, plen: int) -> int:
+    """The bits of a ``width``-bit key an lpm prefix of ``plen`` compares (``lpm_width``)."""
+    pw = lpm_width(width)
+    return ((1 << width) - 1) & (((1 << pw) - 1) ^ ((1 << (pw - plen)) - 1))
+
+
 @dataclass
 class KeyField:
     """One key element: its control-plane name, match kind and width in bits."""
@@ -282,8 +288,7 @@ class Table:
                 checks.append((i, full, spec))
             elif k.match_type == "lpm":
                 value, plen = spec
-                pw = lpm_width(k.width)
-                mask = full & (((1 << pw) - 1) ^ ((1 << (pw - plen)) - 1))
+                mask = lpm_mask(k.width, plen)
                 checks.append((i, mask, value & mask))
             elif k.match_type in ("ternary", "optional"):
                 checks.append((i, spec[1], spec[0]))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from emulator.p4c.diagnostics import Pos
@@ -455,3 +457,26 @@ def expr_text(e: Expr) -> str:
     if isinstance(e, Binary):
         return f"{expr_text(e.left)} {e.op} {expr_text(e.right)}"
     return type(e).__name__
+
+
+def children(x: object) -> Iterator[object]:
+    """The AST nodes directly under ``x`` (lists and tuples looked through, positions not)."""
+    if isinstance(x, list | tuple):
+        for item in x:
+            if dataclasses.is_dataclass(item) and not isinstance(item, type):
+                yield item
+            else:
+                yield from children(item)
+        return
+    if dataclasses.is_dataclass(x) and not isinstance(x, type):
+        for f in dataclasses.fields(x):
+            if f.name != "pos":
+                yield from children([getattr(x, f.name)])
+
+
+def nodes(x: object) -> Iterator[object]:
+    """Every AST node under ``x`` (statements and expressions), ``x`` first."""
+    if dataclasses.is_dataclass(x) and not isinstance(x, type):
+        yield x
+    for c in children(x):
+        yield from nodes(c)

@@ -17,7 +17,6 @@ other, ``[]`` matching any index.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Iterator
 
 from emulator.p4c.diagnostics import CompileError
@@ -54,39 +53,18 @@ def overlap(a: Path, b: Path) -> bool:
 def read_paths(e: object) -> list[Path]:
     """The storage paths an expression reads: its own path (with those in its run-time
     indices), or those of its operands."""
-    if isinstance(e, A.Expr):
-        own = path_of(e)
-        if own is not None:
-            return [
-                own,
-                *[p for n in nodes(e) if isinstance(n, A.Index) for p in read_paths(n.index)],
-            ]
-    if isinstance(e, list | tuple):
-        return [p for x in e for p in read_paths(x)]
-    if not dataclasses.is_dataclass(e) or isinstance(e, type):
-        return []
-    return [
-        p for f in dataclasses.fields(e) if f.name != "pos" for p in read_paths(getattr(e, f.name))
-    ]
-
-
-def nodes(x: object) -> Iterator[object]:
-    """Every AST node under ``x`` (statements and expressions), ``x`` first."""
-    if isinstance(x, list | tuple):
-        for item in x:
-            yield from nodes(item)
-        return
-    if not dataclasses.is_dataclass(x) or isinstance(x, type):
-        return
-    yield x
-    for f in dataclasses.fields(x):
-        if f.name != "pos":
-            yield from nodes(getattr(x, f.name))
+    own = path_of(e) if isinstance(e, A.Expr) else None
+    if own is not None:
+        return [
+            own,
+            *[p for n in A.nodes(e) if isinstance(n, A.Index) for p in read_paths(n.index)],
+        ]
+    return [p for c in A.children(e) for p in read_paths(c)]
 
 
 def _declared(x: object) -> set[str]:
     """Names of the locals declared anywhere under ``x`` (they may shadow parameters)."""
-    return {n.name for n in nodes(x) if isinstance(n, A.VarDecl | A.ConstDecl)}
+    return {n.name for n in A.nodes(x) if isinstance(n, A.VarDecl | A.ConstDecl)}
 
 
 Callee = Callable[[A.Call], "tuple[A.Param, ...] | None"]
@@ -100,7 +78,7 @@ def assigned(x: object, callee: Callee = _no_callee) -> Iterator[A.Expr]:
     """Expressions certainly written under ``x``: assignment targets, header-method
     receivers, and arguments given to ``out``/``inout`` parameters of the calls whose
     parameters ``callee`` knows."""
-    for n in nodes(x):
+    for n in A.nodes(x):
         if isinstance(n, A.Assign):
             yield n.lhs
         elif isinstance(n, A.Call):
@@ -218,7 +196,7 @@ def may_write(
 
     def walk(x: object, own: set[str]) -> None:
         exprs = list(assigned(x))
-        for n in nodes(x):
+        for n in A.nodes(x):
             if not isinstance(n, A.Call):
                 continue
             exprs.extend(a.value for a in n.args)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 from emulator.p4c.diagnostics import CompileError, Pos
@@ -315,13 +314,7 @@ def struct_arg(ctx: Ctx, p: A.Param, v: Value, t: T.Type, pos: Pos) -> Value:
 
 def mentions(node: object, name: str) -> bool:
     """Whether the AST ``node`` names ``name`` anywhere (a conservative use check)."""
-    if isinstance(node, A.Name):
-        return node.name == name
-    if isinstance(node, list | tuple):
-        return any(mentions(x, name) for x in node)
-    if dataclasses.is_dataclass(node) and not isinstance(node, type):
-        return any(mentions(getattr(node, f.name), name) for f in dataclasses.fields(node))
-    return False
+    return any(isinstance(n, A.Name) and n.name == name for n in A.nodes(node))
 
 
 def copy_in(
@@ -332,10 +325,13 @@ def copy_in(
     pos: Pos,
     copies: list[tuple[Value, Value, Pos]],
     body: A.Stmt,
+    inputs: bool = False,
 ) -> Value:
     """What an ``inout``/``out`` parameter is bound to: a copy of the argument (copied in for
-    ``inout``), written back by ``copy_out``, so aliased arguments behave as in P4."""
-    if p.direction not in ("inout", "out") or isinstance(v, ObjRef):
+    ``inout``), written back by ``copy_out``, so aliased arguments behave as in P4. With
+    ``inputs`` an ``in`` parameter gets a copy too (copied in, never written back)."""
+    directions = ("in", "inout", "out") if inputs else ("inout", "out")
+    if p.direction not in directions or isinstance(v, ObjRef):
         return v
     if not mentions(body, p.name):  # as p4c: an unused parameter is neither read nor written
         return v
@@ -343,9 +339,10 @@ def copy_in(
         storage = ctx.env.allocate(ctx.env.unique(f"{p.name}_copy"), t, pos)
     else:
         storage = ctx.temp(t, pos, p.name)
-    if p.direction == "inout":
+    if p.direction != "out":
         assign_value(storage, v, ctx, pos)
-    copies.append((v, storage, pos))
+    if p.direction != "in":
+        copies.append((v, storage, pos))
     return storage
 
 

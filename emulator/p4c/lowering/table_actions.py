@@ -27,7 +27,7 @@ from emulator.p4c.frontend.writes import may_write, overlap, read_paths
 from emulator.p4c.lowering.calls import copy_in, copy_out, copy_out_before_exit
 from emulator.p4c.lowering.context import Ctx
 from emulator.p4c.lowering.exprs import const_eval, lower
-from emulator.p4c.lowering.stmts import assign_value, lower_block
+from emulator.p4c.lowering.stmts import lower_block
 from emulator.p4c.lowering.sub_controls import aliased
 
 
@@ -119,16 +119,13 @@ def lower_action(
     directional = [p for p in decl.params if p.direction != ""]
     copy = aliased([(p, v, p.pos) for p, v in zip(directional, binds, strict=True)])
     copies: list[tuple[Value, Value, Pos]] = []
-    bound = list(binds)
+    bound = enumerate(binds)
     for p in decl.params:
         t = resolve_type(env, p.type, const_eval)
         if p.direction != "":
-            i = len(binds) - len(bound)
-            v = bound.pop(0)
-            if i in written and p.direction == "in":
-                v = _copy_of(actx, v, t, p.pos)
-            elif copy or i in written:
-                v = copy_in(actx, p, v, t, p.pos, copies, decl.body)
+            i, v = next(bound)
+            if copy or i in written:
+                v = copy_in(actx, p, v, t, p.pos, copies, decl.body, inputs=i in written)
             scope.bind(p.name, v)
             continue
         scope.bind(p.name, RV({"type": "runtime_data", "value": len(runtime)}, t))
@@ -139,13 +136,3 @@ def lower_action(
     copy_out(actx, copies, decl.pos)
     copy_out_before_exit(actx, start, body_end, decl)
     return env.add_action(a.name, runtime, actx.prims, decl.pos)
-
-
-def _copy_of(ctx: Ctx, v: Value, t: T.Type, pos: Pos) -> Value:
-    """An ``in`` argument copied in to storage of its own (the body writes what it names)."""
-    if isinstance(t, T.StructT | T.StackT):
-        storage: Value = ctx.env.allocate(ctx.env.unique("arg_copy"), t, pos)
-    else:
-        storage = ctx.temp(t, pos, "arg")
-    assign_value(storage, v, ctx, pos)
-    return storage if not isinstance(storage, RV) else RV(storage.json, t)

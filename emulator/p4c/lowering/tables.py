@@ -62,7 +62,6 @@ class TableBuilder:
         self.selector_inputs: list[dict[str, Any]] = []
         self.action_names: list[str] = []
         self.action_ids: list[int] = []
-        self.scopes: dict[str, str] = {}  # action -> "defaultonly" / "tableonly" (annotations)
         self.json: dict[str, Any] = {}
         self.key_temps: dict[int, RV] = {}  # key element id -> temporary holding its value
 
@@ -126,14 +125,13 @@ class TableBuilder:
                 raise CompileError(r.pos, f"action '{aname}' listed twice in table {self.name}")
             self.action_names.append(aname)
             self.action_ids.append(aid)
-            for scope in ("defaultonly", "tableonly"):
+            for scope in ("defaultonly", "tableonly"):  # for _check_scope and the P4Info
                 if A.anno(r.annotations, scope) is not None:
-                    self.scopes[aname] = scope
                     self.ctx.env.action_scopes.setdefault(self.name, {})[aname] = scope
 
     def _check_scope(self, aname: str, default: bool, pos: Pos) -> None:
         """``@defaultonly`` actions only as the default action, ``@tableonly`` never."""
-        scope = self.scopes.get(aname)
+        scope = self.ctx.env.action_scopes.get(self.name, {}).get(aname)
         if scope == ("tableonly" if default else "defaultonly"):
             where = "as the default action" if default else "in entries"
             raise CompileError(
