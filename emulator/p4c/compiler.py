@@ -22,6 +22,7 @@ from emulator.p4c.frontend.decls import declare, resolve_type
 from emulator.p4c.frontend.env import Env, Scope
 from emulator.p4c.frontend.preprocess import preprocess
 from emulator.p4c.frontend.program_parser import parse_program
+from emulator.p4c.frontend.shadowing import check_shadowing
 from emulator.p4c.frontend.values import ObjRef, StructRef, Value
 from emulator.p4c.frontend.writes import check_read_only
 from emulator.p4c.lowering.calls import field_list, lower_call
@@ -150,6 +151,7 @@ class _Compiler:
         declare(env, self.prog, const_eval)
         self._reserve_names()
         _, blocks = self._main()
+        check_shadowing(self.prog)
         check_read_only(self.prog)
         parser = blocks[0]
         if not isinstance(parser, A.ParserDecl) or len(parser.params) != 4:

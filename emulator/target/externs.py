@@ -121,6 +121,10 @@ class MeterArray:
         for m in targets:
             m.set_rates(rates)
 
+    def reset(self) -> None:
+        """Every meter unconfigured (GREEN) again."""
+        self.meters = [Meter() for _ in range(self.size)]
+
     def meter(self, index: int) -> Meter:
         """The meter at ``index`` (CliError when out of range)."""
         if not 0 <= index < self.size:

@@ -157,6 +157,23 @@ class StateCommands:
         del self.sw.mc_nodes[h]
         return f"Destroying node {h}"
 
+    def cmd_reset_state(self, args: list[str]) -> str:
+        """As simple_switch: tables emptied (const entries too) with their JSON defaults
+        back, action profiles, counters, registers, meters and multicast groups and nodes
+        reset; mirroring sessions, parser value sets and queue settings kept."""
+        if args:
+            raise CliError("usage: reset_state")
+        sw, prog = self.sw, self.sw.program
+        for table in sw.tables.values():
+            table.reset_state()
+        for profile in prog.profiles.values():
+            profile.reset_state()
+        for arrays in (prog.meters, sw.counters, sw.registers):
+            for array in arrays.values():
+                array.reset()
+        sw.mc_reset()
+        return ""
+
     # -- registers, counters, meters -------------------------------------------------------
 
     def cmd_register_read(self, args: list[str]) -> str:

@@ -476,6 +476,12 @@ class Switch:
         self.mc_nodes[h] = (rid, sorted(set(ports)))
         return h
 
+    def mc_reset(self) -> None:
+        """No multicast groups or nodes; node handles from 0 (``reset_state``)."""
+        self.mc_groups.clear()
+        self.mc_nodes.clear()
+        self._next_node = 0
+
     def mc_node_associate(self, mgid: int, handle: int) -> None:
         """Add node ``handle`` to group ``mgid``."""
         if mgid not in self.mc_groups:

@@ -88,6 +88,13 @@ class ActionProfile:
         self._group_handles = Handles()
         self.changed: Callable[[], None] = _nothing  # the decision cache's flush
 
+    def reset_state(self) -> None:
+        """No members or groups, handles from 0 (BMv2's ``reset_state``)."""
+        self.changed()
+        self.members.clear()
+        self.groups.clear()
+        self._member_handles, self._group_handles = Handles(), Handles()
+
     def create_member(self, action: ActionSpec, data: tuple[int, ...]) -> int:
         """Add a member; return its handle."""
         self.changed()
@@ -395,6 +402,14 @@ class Table:
             self._handles.release(handle)
         self.entries.clear()
         self._reindex()
+
+    def reset_state(self) -> None:
+        """BMv2's ``reset_state``: every entry gone (const entries too), handles from 0, the
+        JSON's default action back."""
+        self.entries.clear()
+        self._handles = Handles()
+        self._reindex()
+        self.default = self.initial_default  # calls changed()
 
     # -- data plane ------------------------------------------------------------------------
 

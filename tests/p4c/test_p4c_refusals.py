@@ -96,6 +96,30 @@ INLINE = str(PROGRAMS / "inline.p4")
             "table MyIngress.t2 is applied more than once, going on differently (BMv2: one "
             "successor per table)",
         ),
+        (  # p4c: [--Werror=shadow] declaration of 'hdr' shadows a parameter 'hdr'
+            "",
+            "        if (std.ingress_port == 1) {\n            bit<8> hdr = 1;\n        }",
+            "bit<8> hdr",
+            "declaration of 'hdr' shadows a parameter 'hdr'",
+        ),
+        (  # the same for a constant in an action body, shadowing the control's parameter
+            "    action a() { const bit<8> meta = 2; }",
+            "        a();",
+            "const bit<8> meta",
+            "declaration of 'meta' shadows a parameter 'meta'",
+        ),
+        (  # ... and for a block inside an action, shadowing the action's own parameter
+            "    action a(bit<8> v) { { bit<8> v = 2; hdr.ipv4.ttl = v; } }",
+            "        a(1);",
+            "bit<8> v = 2",
+            "declaration of 'v' shadows a parameter 'v'",
+        ),
+        (  # p4c-bm2-ss: clone3: unknown extern function (deprecated in v1model.p4)
+            "",
+            "        clone3(CloneType.I2E, 5, std);",
+            "clone3",
+            "clone3: unknown extern function; use clone_preserving_field_list",
+        ),
     ],
 )
 def test_refused_as_p4c_refuses(decls: str, body: str, fragment: str, message: str) -> None:
@@ -135,3 +159,25 @@ def test_call_arguments_with_defaults_refused_clearly(call: str, message: str) -
     with pytest.raises(CompileError) as info:
         compile_source(ingress_program("        " + call, decls), INLINE)
     assert info.value.message == message
+
+
+def test_table_property_named_like_a_parameter_refused() -> None:
+    """p4c: [--Werror=shadow] declaration of 'key' shadows a parameter 'key'; a control
+    parameter named ``key`` is fine while no table of the control declares a key."""
+    rename = ("inout meta_t meta", "inout meta_t key")
+    plain = ingress_program("        std.egress_spec = 1;").replace(*rename)
+    assert compile_source(plain, INLINE)["actions"] is not None
+    decls = "    action a() { }\n    table t2 { key = { hdr.ipv4.ttl: exact; } actions = { a; } }"
+    text = ingress_program("        t2.apply();", decls).replace(*rename)
+    with pytest.raises(CompileError) as info:
+        compile_source(text, INLINE)
+    assert info.value.message == "t2: property 'key' shadows a parameter 'key'"
+    assert text.split("\n")[info.value.pos.line - 1][info.value.pos.col - 1 :].startswith("key = {")
+
+
+def test_shadowing_p4c_only_warns_about_still_compiles() -> None:
+    """p4c warns, and compiles, when an action parameter has a control parameter's name,
+    or a block variable an outer variable's."""
+    decls = "    action a(bit<8> hdr) { std.egress_spec = (bit<9>)hdr; }"
+    body = "        bit<8> x = 1;\n        if (x == 1) { bit<8> x = 2; a(x); }"
+    assert compile_source(ingress_program(body, decls), INLINE)["actions"]

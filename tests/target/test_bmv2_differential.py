@@ -207,3 +207,15 @@ def test_a_refused_cli_command_stops_the_reference_switch(tmp_path):
         assert sw._proc is None
     finally:
         sw.stop()
+
+
+def test_reset_state_matches_bmv2(tmp_path):
+    """``reset_state`` between configurations: entries (const ones too), defaults, registers,
+    counters and multicast groups are cleared, handles start again from 0, mirroring stays."""
+    from .test_runtime_cli import RESET_COMMANDS, reset_inputs
+
+    json_path = tmp_path / "reset_state.json"
+    p4 = HERE / "programs" / "reset_state.p4"
+    subprocess.run(["p4c-bm2-ss", "-o", str(json_path), str(p4)], check=True, timeout=300)
+    reads = ["register_read I.r 0", "counter_read I.c 0"]
+    compare(json_path, RESET_COMMANDS, reset_inputs(), DEFAULT_PORTS, reads, tmp_path)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -186,3 +187,52 @@ def test_counter_write_then_read():
     assert s.cli("counter_read MyIngress.ctr 2") == "MyIngress.ctr[2]= (700 bytes, 5 packets)"
     with pytest.raises(CliError, match="out of range"):
         s.cli("counter_write MyIngress.ctr 9 1 1")
+
+
+RESET_COMMANDS = [
+    "table_add I.t I.set 0x0800 => 2", "table_set_default I.t I.set 3",
+    "register_write I.r 0 9", "counter_write I.c 0 4 400", "mc_mgrp_create 5",
+    "mc_node_create 0 2 3", "mc_node_create 0 4", "mc_node_associate 5 1",
+    "mirroring_add 9 6", "reset_state", "mc_mgrp_create 6", "mc_node_create 0 5",
+    "mc_node_associate 6 0", "table_add I.extra I.mc 0xdd => 6",
+    "table_add I.extra I.cl 0xcc =>", "table_add I.t I.set 0x0801 => 4",
+    "table_modify I.t I.set 0 7",
+]  # fmt: skip
+
+
+def reset_inputs() -> list[tuple[int, bytes]]:
+    """Ethernet frames (type, last byte of dst) for tests/target/programs/reset_state.p4."""
+    cases = [(0x0800, 0xFF), (0x0801, 0xFF), (0x0805, 0xEE), (0x0805, 0xDD), (0x0805, 0xCC)]
+    return [
+        (0, b"\xff" * 5 + bytes([d]) + bytes(6) + t.to_bytes(2, "big") + bytes(50))
+        for t, d in cases
+    ]
+
+
+def test_reset_state_clears_what_simple_switch_clears():
+    """As measured on simple_switch (tests/target/test_bmv2_differential.py runs both)."""
+    from emulator.p4c import compile_file
+
+    s = Switch(compile_file(Path(__file__).parent / "programs" / "reset_state.p4"))
+    for line in RESET_COMMANDS[: RESET_COMMANDS.index("reset_state") + 1]:
+        s.cli(line)
+    assert s.cli("table_num_entries I.t") == "0"
+    assert s.cli("table_num_entries I.fixed") == "0"  # const entries too
+    assert s.tables["I.t"].default.action.name == "I.dflt"  # the JSON's default again
+    assert s.cli("register_read I.r 0") == "I.r[0]= 0"
+    assert s.cli("counter_read I.c 0") == "I.c[0]= (0 bytes, 0 packets)"
+    assert "mgrp" not in s.cli("mc_dump")
+    assert s.cli("mirroring_get 9") == "MirroringSessionConfig(mgid=None, port=6)"
+    for line in RESET_COMMANDS[RESET_COMMANDS.index("reset_state") + 1 :]:
+        s.cli(line)  # node and entry handles are 0 again
+    out = [(p, f[:14].hex()) for port, frame in reset_inputs() for p, f in s.process(port, frame)]
+    assert out == [
+        (1, "ffffffffffff0000000000000800"),  # the default, dflt(); register from 0
+        (7, "ffffffffffff0000000000010801"),  # entry 0, modified
+        (1, "ffffffffffee0000000000020805"),  # the const entry is gone
+        (5, "ffffffffffdd0000000000030805"),  # group 6, node 0
+        (6, "ffffffffffcc0000000000000805"),  # the clone: mirroring session 9 kept
+        (7, "ffffffffffcc0000000000040805"),
+    ]
+    with pytest.raises(CliError, match="usage: reset_state"):
+        s.cli("reset_state now")

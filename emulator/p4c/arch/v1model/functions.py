@@ -82,7 +82,9 @@ def _digest(ctx: Ctx, call: A.Call, name: str, pos: Pos) -> None:
 
 
 def _clone(ctx: Ctx, call: A.Call, name: str, pos: Pos) -> None:
-    extra = ["data"] if name == "clone3" else ["index"] if len(call.args) == 3 else []
+    if name == "clone3":  # declared (deprecated) in v1model.p4, unknown to p4c-bm2-ss
+        raise CompileError(pos, "clone3: unknown extern function; use clone_preserving_field_list")
+    extra = ["index"] if len(call.args) == 3 else []
     args = args_of(call, ["type", "session", *extra], pos, name)
     ct = lower(args[0], ctx)
     if not isinstance(ct, Const) or not isinstance(ct.type, T.EnumT) or ct.type.name != "CloneType":
@@ -169,7 +171,7 @@ def _field_list_id(ctx: Ctx, name: str, arg: A.Expr | None, pos: Pos) -> int:
 
     ``*_preserving_field_list(i)`` uses the list ``field_list<i>`` of the user metadata fields
     tagged ``@field_list(i)``; plain ``clone`` gets a new empty list; the deprecated
-    ``clone3``/``resubmit``/``recirculate`` a list built from their data argument.
+    ``resubmit``/``recirculate`` a list built from their data argument.
     """
     env = ctx.env
     fls = env.out["field_lists"]
