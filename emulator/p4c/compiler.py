@@ -25,6 +25,7 @@ from emulator.p4c.frontend.program_parser import parse_program
 from emulator.p4c.frontend.shadowing import check_shadowing
 from emulator.p4c.frontend.values import ObjRef, StructRef, Value
 from emulator.p4c.frontend.writes import check_read_only
+from emulator.p4c.lowering import const_flow
 from emulator.p4c.lowering.calls import field_list, lower_call
 from emulator.p4c.lowering.context import Ctx
 from emulator.p4c.lowering.controls import ControlLowering
@@ -152,6 +153,7 @@ class _Compiler:
         self._reserve_names()
         _, blocks = self._main()
         check_shadowing(self.prog)
+        env.const_reads = const_flow.analyse(self.prog)
         check_read_only(self.prog)
         parser = blocks[0]
         if not isinstance(parser, A.ParserDecl) or len(parser.params) != 4:

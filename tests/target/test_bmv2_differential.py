@@ -111,6 +111,7 @@ def test_l3_ecmp_forty_flows_match_bmv2(tmp_path):
         "lpm_odd_width",
         "timestamps",
         "default_arguments",
+        "local_constants",
     ],
 )
 @pytest.mark.parametrize("compiler", ["p4c-bm2-ss", "fabemu"])

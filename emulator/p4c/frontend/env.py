@@ -54,6 +54,7 @@ class Env:
     def __init__(self, program_name: str) -> None:
         self.program_name = program_name
         self.globals = Scope()
+        self.const_reads: dict[int, Any] = {}  # lowering.const_flow.analyse's result
         self.type_decls: dict[str, A.Stmt] = {}
         self.errors: dict[str, int] = {}
         self.match_kinds: set[str] = set()

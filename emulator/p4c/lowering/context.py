@@ -50,6 +50,7 @@ class Ctx:
         self.arch: Architecture | None = None
         self.returns: list[int] | None = None  # jumps a ``return`` patches to the end
         self.func_result: Value | None = None  # where a function's ``return e`` stores e
+        self.subst: Callable[[A.Name], Value] | None = None  # const_flow: names -> values
 
     def fresh(self, scope: Scope, where: str, prefix: str) -> Ctx:
         """A new context with its own primitive list, sharing this one's hooks."""

@@ -11,9 +11,9 @@ compilation time". fabemu refuses the same expressions at ``file:line:col``::
     hdr.h.a % 0     refused (modulo by zero; so is hdr.h.a % 256 of a bit<8>)
     17 % 5          folded before this is reached (both operands constant)
 
-Not followed: p4c also propagates values through variables (``bit<8> x = 10; x % 7``
-compiles there) and strength-reduces around the operator (``(a * 0) % 7``); fabemu refuses
-those.
+Values of local variables are seen first (``const_flow.known_const``: ``bit<8> x = 10;
+x % 7`` is 3, as on p4c); nothing is strength-reduced around the operator (``(a * 0) % 7``
+is refused here, compiled by p4c).
 """
 
 from __future__ import annotations
@@ -21,12 +21,24 @@ from __future__ import annotations
 from emulator.p4c.diagnostics import CompileError
 from emulator.p4c.frontend import ast as A
 from emulator.p4c.frontend import types as T
+from emulator.p4c.frontend.constfold import fold_binary
 from emulator.p4c.frontend.values import RV, Const, expr_json, to_data
+from emulator.p4c.lowering.const_flow import Known
 
 
-def div_mod(e: A.Binary, a: RV | Const, b: RV | Const, t: T.Bits) -> RV | Const:
-    """``a / b`` or ``a % b`` (``e.op``) of type ``t``, one operand at least not constant."""
+def div_mod(e: A.Binary, a: RV | Const, b: RV | Const, t: T.Bits, known: Known) -> RV | Const:
+    """``a / b`` or ``a % b`` (``e.op``) of type ``t``, one operand at least not constant;
+    ``known`` gives what an operand is when local variables have known values."""
     op = e.op
+    if not isinstance(a, Const) and (ka := known.const(e.left, t)) is not None:
+        a = ka
+    if not isinstance(b, Const) and (kb := known.const(e.right, t)) is not None:
+        b = kb
+    if isinstance(a, Const) and isinstance(b, Const):
+        r = fold_binary(op, a.value, b.value, t)
+        if r is None:
+            raise CompileError(e.pos, "division by zero")
+        return Const(r, t)
     if t.signed:
         raise CompileError(e.pos, f"'{op}' is not supported on signed values")
     if isinstance(b, Const) and b.value == 0:

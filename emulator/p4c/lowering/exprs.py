@@ -29,6 +29,7 @@ from emulator.p4c.frontend.values import (
     to_data,
 )  # fmt: skip
 from emulator.p4c.lowering import union_stacks
+from emulator.p4c.lowering.const_flow import Known
 from emulator.p4c.lowering.context import Ctx
 from emulator.p4c.lowering.div_mod import div_mod
 from emulator.p4c.lowering.header_ops import aggregate_equality
@@ -75,6 +76,8 @@ def _lower(e: A.Expr, ctx: Ctx, expected: T.Type | None) -> Value:
     if isinstance(e, A.StrLit):
         return ObjRef("string", e.value, type=T.STRING)
     if isinstance(e, A.Name):
+        if ctx.subst is not None and not e.top:
+            return ctx.subst(e)
         v = (ctx.env.globals if e.top else ctx.scope).lookup(e.name)
         if v is None and e.name in ctx.env.type_decls:  # a type: h_t.minSizeInBits()
             return ObjRef(
@@ -449,8 +452,9 @@ def binary(e: A.Binary, ctx: Ctx, expected: T.Type | None) -> Value:
             return Const(r, t)
         if isinstance(t, T.InfInt):
             raise CompileError(e.pos, "untyped constant in a run-time expression; give it a width")
-        if op in ("/", "%"):
-            return div_mod(e, a, b, t)
+        if op in ("/", "%"):  # as p4c: with what is known of local variables
+            resolve = lambda r: resolve_type(ctx.env, r, const_eval)  # noqa: E731
+            return div_mod(e, a, b, t, Known(ctx, lower, coerce, resolve))
         if op in ("|+|", "|-|"):
             inner = expr_json("+" if op == "|+|" else "-", to_data(a), to_data(b))
             return RV(expr_json("sat_cast" if t.signed else "usat_cast", inner, hexv(t.width)), t)
