@@ -1,34 +1,31 @@
 """Seeded differential fuzzing of P4 expression semantics: real p4c + BMv2 against fabemu.
 
-What: each generated v1model program extracts Ethernet and an input header of assorted
-field types and assigns ``--fields`` output fields ``hdr.outp.fN = <random expression of
-fN's type>;`` (wrap-around and saturating arithmetic, bitwise, shifts, comparisons and
-``&& || !`` feeding ``?:``, slices, ``++``, casts, ``/ %`` by powers of two, typed and
-untyped constants). Why: as p4c's "gauntlet", random expressions reach corners of constant
-folding, typing and target arithmetic that hand-written tests miss.
-
-How: both compilers compile each program (exactly one refusing is a finding; one-field
-programs locate the field). Packets with edge input values run three ways: p4c's JSON on
-the real simple_switch (the reference), fabemu's front end + built-in target ("fabemu"),
-p4c's JSON on the built-in target ("json": a difference there is the target's). Frames are
-compared byte for byte; each differing field's expression is reduced (a round puts a batch
-of one-step reductions into one program; the smallest still differing the same ways wins)
-and confirmed alone in a one-field program.
+Each generated v1model program assigns ``--fields`` output-header fields a random
+expression of the field's type over an input header of assorted types (arithmetic,
+saturating, bitwise, shifts, comparisons and ``&& || !`` in ``?:``, slices, ``++``, casts,
+``/ %`` by powers of two, typed and untyped constants): as p4c's "gauntlet", to reach
+corners of constant folding, typing and target arithmetic that hand-written tests miss.
+Both compilers compile it (exactly one refusing is a finding; one-field programs locate
+the field). Packets with edge values run three ways: p4c's JSON on the real simple_switch
+(the reference), fabemu's front end + built-in target ("fabemu"), p4c's JSON on the
+built-in target ("json": a difference there is the target's). Frames are compared byte for
+byte; each differing field's expression is reduced (a round puts a batch of one-step
+reductions into one program; the smallest still differing the same ways wins) and
+confirmed alone in a one-field program.
 
     python benchmarks/fuzz_differential.py --seed 1 --programs 40 --keep /tmp/fuzzdiff/s1
 
-``--keep DIR`` gets every differing program and reduced repro (.p4 + .stf whose expect
-lines are the real outputs) and findings.txt. The script itself takes an exclusive
-``fcntl.flock`` on /tmp/fabemu-helpers-net.lock around each use of p4c-bm2-ss and
-simple_switch (shared with other helpers); under an outer ``flock`` on it, pass
-``--no-lock``. Needs p4c-bm2-ss, simple_switch(_CLI) on PATH. Exit 1 on any finding.
+``--keep DIR`` gets each differing program and reduced repro (.p4, and .stf with the real
+outputs as expect lines) and findings.txt. The script takes an exclusive ``fcntl.flock``
+on /tmp/fabemu-helpers-net.lock around each use of p4c-bm2-ss and simple_switch (shared
+with other helpers); under an outer ``flock`` on it pass ``--no-lock``. Needs p4c-bm2-ss
+and simple_switch(_CLI) on PATH. Exit status 1 on any finding.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
-import dataclasses
 import fcntl
 import json
 import random
@@ -38,7 +35,7 @@ import tempfile
 import time
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -139,8 +136,7 @@ class Gen:
         return self.rng.random() < self.edge
 
     def width(self, signed: bool) -> int:
-        r = self.rng
-        w = r.choice(WIDTHS) if r.random() < 0.6 else r.randint(1, 64)
+        w = self.rng.choice(WIDTHS) if self.rng.random() < 0.6 else self.rng.randint(1, 64)
         return 2 if signed and w == 1 and not self.hit() else w
 
     def ty(self) -> Ty:
@@ -153,44 +149,62 @@ class Gen:
         pick = self.rng.choice((lo, hi, 0, 1, -1, 1 << (w - 1), None, None, None))
         return self.rng.randint(lo, hi) if pick is None else max(lo, min(hi, pick))
 
-    def const(self, t: Ty) -> Expr:
+    def const(self, t: Ty, untyped: bool = False) -> Expr:
+        """A typed constant (``8w5``, ``(-8s3)``) or an untyped literal that fits ``t``;
+        on an edge hit one that does not fit (p4c warns and wraps)."""
         v = self.value(t)
-        if self.hit():  # does not fit: p4c warns and wraps
+        if untyped:
+            v = (-v - 1 if not t[0] else v + (1 << t[1])) if self.hit() else v
+            return Expr(f"({v})" if v < 0 else str(v), t, untyped=True)
+        if self.hit():
             v += (1 << t[1]) if v >= 0 else -(1 << (t[1] - 1))
         text = f"{t[1]}{'s' if t[0] else 'w'}{abs(v)}"
         return Expr(f"(-{text})" if v < 0 else text, t)
 
-    def untyped(self, t: Ty) -> Expr:
-        v = self.value(t)
-        if self.hit():
-            v = -v - 1 if not t[0] else v + (1 << t[1])
-        return Expr(f"({v})" if v < 0 else str(v), t, untyped=True)
-
     def leaf(self, t: Ty) -> Expr:
+        r = self.rng
         if t == BOOL:
-            if self.rng.random() < 0.15:
-                return Expr(self.rng.choice(("true", "false")), t)
+            if r.random() < 0.15:
+                return Expr(r.choice(("true", "false")), t)
             u = self.ty()
-            return Expr(f"({{0}} {self.rng.choice(CMP)} {{1}})", t, (self.leaf(u), self.leaf(u)))
-        if self.rng.random() < 0.3:
+            return Expr(f"({{0}} {r.choice(CMP)} {{1}})", t, (self.leaf(u), self.leaf(u)))
+        if r.random() < 0.3:
             return self.const(t)
         exact = [n for n, ft in INPUTS if ft == t]
-        if exact and self.rng.random() < 0.7:
-            return cast_field(self.rng.choice(exact), t, t)
-        name, src = self.rng.choice(INPUTS)
+        if exact and r.random() < 0.7:
+            return cast_field(r.choice(exact), t, t)
+        name, src = r.choice(INPUTS)
         return cast_field(name, src, t)
 
     def num(self, t: Ty, d: int) -> Expr:
         """An expression of the numeric type ``t``, at most ``d`` levels deep."""
-        if d <= 0 or self.rng.random() < 0.15:
+        r, (s, w) = self.rng, t
+        if d <= 0 or r.random() < 0.15:
             return self.leaf(t)
-        s, w = t
         forms = ["arith"] * 4 + ["unary", "shift", "shift", "tern", "cast", "cast"]
-        if not s:
-            forms += ["slice", "slice", "divmod"]
-        if w >= (4 if s else 2):
-            forms.append("concat")
-        return getattr(self, "_" + self.rng.choice(forms))(t, d - 1)  # a method by name
+        forms += [] if s else ["slice", "slice", "divmod"]
+        forms += ["concat"] if w >= (4 if s else 2) else []
+        kind, d = r.choice(forms), d - 1
+        if kind == "arith":
+            a, b = self.num(t, d), self.const(t, True) if r.random() < 0.15 else self.num(t, d)
+            a, b = (b, a) if b.untyped and r.random() < 0.5 else (a, b)
+            return Expr(f"({{0}} {r.choice(ARITH)} {{1}})", t, (a, b))
+        if kind == "unary":
+            return Expr(f"({r.choice('~-')}{{0}})", t, (self.num(t, d),))
+        if kind == "tern":
+            return Expr("({0} ? {1} : {2})", t, (self.boolean(d), self.num(t, d), self.num(t, d)))
+        if kind == "shift":
+            op = r.choice(("<<", ">>"))
+            if r.random() < 0.4:  # a constant amount, possibly >= the width
+                amount = Expr(str(r.randint(0, w + 2)), (False, 8), untyped=True)
+            else:  # a run-time amount: bit<N>, N <= 8 (BMv2 would allocate 2^N bits)
+                amount = self.num((False, r.randint(1, 8)), d)
+            return Expr(f"({{0}} {op} {{1}})", t, (self.num(t, d), amount))
+        if kind == "divmod":
+            k = r.randint(0, w - 1)
+            div = f"{w}w{1 << k}" if r.random() < 0.5 else str(1 << k)
+            return Expr(f"({{0}} {r.choice('/%')} {div})", t, (self.num(t, d),))
+        return {"cast": self.cast, "slice": self.slice, "concat": self.concat}[kind](t, d)
 
     def boolean(self, d: int) -> Expr:
         """A bool expression, at most ``d`` levels deep."""
@@ -200,7 +214,7 @@ class Gen:
         kind = r.choice(("cmp", "cmp", "cmp", "and", "or", "not", "cast", "eq"))
         if kind == "cmp":
             u = self.ty()
-            b = self.untyped(u) if r.random() < 0.2 else self.num(u, d - 1)
+            b = self.const(u, True) if r.random() < 0.2 else self.num(u, d - 1)
             return Expr(f"({{0}} {r.choice(CMP)} {{1}})", BOOL, (self.num(u, d - 1), b))
         if kind == "not":
             return Expr("(!{0})", BOOL, (self.boolean(d - 1),))
@@ -209,27 +223,8 @@ class Gen:
         op = {"and": "&&", "or": "||", "eq": r.choice(("==", "!="))}[kind]
         return Expr(f"({{0}} {op} {{1}})", BOOL, (self.boolean(d - 1), self.boolean(d - 1)))
 
-    def _arith(self, t: Ty, d: int) -> Expr:
-        a, b = self.num(t, d), self.untyped(t) if self.rng.random() < 0.15 else self.num(t, d)
-        if b.untyped and self.rng.random() < 0.5:
-            a, b = b, a
-        return Expr(f"({{0}} {self.rng.choice(ARITH)} {{1}})", t, (a, b))
-
-    def _unary(self, t: Ty, d: int) -> Expr:
-        return Expr(f"({self.rng.choice('~-')}{{0}})", t, (self.num(t, d),))
-
-    def _shift(self, t: Ty, d: int) -> Expr:
-        op = self.rng.choice(("<<", ">>"))
-        if self.rng.random() < 0.4:  # a constant amount, possibly >= the width
-            amount = Expr(str(self.rng.randint(0, t[1] + 2)), (False, 8), untyped=True)
-        else:  # a run-time amount: bit<N>, N <= 8 (BMv2 would allocate 2^N bits)
-            amount = self.num((False, self.rng.randint(1, 8)), d)
-        return Expr(f"({{0}} {op} {{1}})", t, (self.num(t, d), amount))
-
-    def _tern(self, t: Ty, d: int) -> Expr:
-        return Expr("({0} ? {1} : {2})", t, (self.boolean(d), self.num(t, d), self.num(t, d)))
-
-    def _cast(self, t: Ty, d: int) -> Expr:
+    def cast(self, t: Ty, d: int) -> Expr:
+        """``(t)`` of another width, the other sign, or (for bit<1>) a bool."""
         s, w = t
         if t == (False, 1) and self.rng.random() < 0.3:
             src: Ty = BOOL
@@ -240,26 +235,20 @@ class Gen:
         kid = self.boolean(d) if src == BOOL else self.num(src, d)
         return Expr(f"(({tname(t)}){{0}})", t, (kid,))
 
-    def _slice(self, t: Ty, d: int) -> Expr:
+    def slice(self, t: Ty, d: int) -> Expr:
         w = t[1]
         size = self.rng.randint(max(w, 2), 64)
         lo = self.rng.randint(0, size - w)
         src = self.num((self.rng.random() < 0.25, size), d)
         return Expr(f"(({{0}})[{lo + w - 1}:{lo}])", t, (src,))
 
-    def _concat(self, t: Ty, d: int) -> Expr:
+    def concat(self, t: Ty, d: int) -> Expr:
+        """``a ++ b``; on an edge hit of mixed signs (p4c refuses those)."""
         s, w = t
         left = self.rng.randint(2, w - 2) if s else self.rng.randint(1, w - 1)
-        right_signed = s if not self.hit() else not s  # p4c refuses mixed signs
-        if right_signed and w - left == 1:
-            right_signed = False
+        right_signed = (not s if self.hit() else s) and w - left > 1
         kids = (self.num((s, left), d), self.num((right_signed, w - left), d))
         return Expr("({0} ++ {1})", t, kids)
-
-    def _divmod(self, t: Ty, d: int) -> Expr:
-        k = self.rng.randint(0, t[1] - 1)
-        div = f"{t[1]}w{1 << k}" if self.rng.random() < 0.5 else str(1 << k)
-        return Expr(f"({{0}} {self.rng.choice('/%')} {div})", t, (self.num(t, d),))
 
 
 def reductions(e: Expr) -> list[Expr]:
@@ -270,7 +259,7 @@ def reductions(e: Expr) -> list[Expr]:
         out.append(simple_leaf(e.ty))
     for i, k in enumerate(e.kids):
         for r in reductions(k):
-            out.append(dataclasses.replace(e, kids=(*e.kids[:i], r, *e.kids[i + 1 :])))
+            out.append(replace(e, kids=(*e.kids[:i], r, *e.kids[i + 1 :])))
     return out
 
 

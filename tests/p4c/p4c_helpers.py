@@ -58,3 +58,10 @@ def table(doc: dict[str, Any], name: str) -> dict[str, Any]:
 
 def all_primitives(doc: dict[str, Any]) -> list[dict[str, Any]]:
     return [p for a in doc["actions"] for p in a["primitives"]]
+
+
+def assigned_to(body: str, field: dict[str, Any], decls: str = "") -> dict[str, Any]:
+    """What the (one) assignment to ``field`` in an ingress ``body`` assigns (JSON)."""
+    doc = compile_source(ingress_program(body, decls), str(PROGRAMS / "inline.p4"))
+    (src,) = [p["parameters"][1] for p in all_primitives(doc) if p["parameters"][:1] == [field]]
+    return src

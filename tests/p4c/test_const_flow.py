@@ -10,16 +10,14 @@ from hypothesis import strategies as st
 
 from emulator.p4c import CompileError, compile_source
 
-from .p4c_helpers import PROGRAMS, all_primitives, ingress_program
+from .p4c_helpers import PROGRAMS, assigned_to, ingress_program
 
 INLINE = str(PROGRAMS / "inline.p4")
 TTL = {"type": "field", "value": ["ipv4", "ttl"]}
 
 
 def _ttl_source(body: str, decls: str = "") -> dict:
-    doc = compile_source(ingress_program(body, decls), INLINE)
-    (src,) = [p["parameters"][1] for p in all_primitives(doc) if p["parameters"][:1] == [TTL]]
-    return src
+    return assigned_to(body, TTL, decls)
 
 
 @pytest.mark.parametrize(

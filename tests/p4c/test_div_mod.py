@@ -11,17 +11,14 @@ import pytest
 
 from emulator.p4c import CompileError, compile_source
 
-from .p4c_helpers import PROGRAMS, all_primitives, ingress_program
+from .p4c_helpers import PROGRAMS, assigned_to, ingress_program
 
 INLINE = str(PROGRAMS / "inline.p4")
 TTL = {"type": "field", "value": ["ipv4", "ttl"]}
 
 
 def _ttl_value(body: str, decls: str = "") -> dict:
-    """What the (last) assignment to ipv4.ttl in ``body`` assigns."""
-    doc = compile_source(ingress_program(body, decls), INLINE)
-    (src,) = [p["parameters"][1] for p in all_primitives(doc) if p["parameters"][:1] == [TTL]]
-    return src
+    return assigned_to(body, TTL, decls)
 
 
 @pytest.mark.parametrize(
