@@ -7,7 +7,8 @@
 :class:`LiveIbSubnet` is :class:`emulator.ib.subnet.IbSubnet` with ibsim's console on a pipe,
 so links can be cut and restored while it runs, and OpenSM can sweep again. LFT entries are
 kept by handle (BMv2 numbers a table's entries from 0 in insertion order, as the run's
-commands added them: ``emulator.ib.commands.switch_commands``). With adaptive routing the
+commands added them: ``emulator.ib.commands.switch_commands``; a deleted entry's number
+comes back one version up, ``LftEntries``). With adaptive routing the
 AR port sets follow too (``emulator.ib.commands.ar_diff``: the ports of a dead link leave
 every group, a restored link's come back), as a real SM with AR reprograms the switches' AR
 groups in the same sweep.
@@ -25,6 +26,7 @@ from emulator.ib.commands import ArGroups, ar_diff, equal_cost_ports
 from emulator.ib.netfile import ib_port
 from emulator.ib.routing import IbRouting
 from emulator.ib.subnet import IbRoutingError, IbSubnet, SmOptions
+from emulator.target.handles import EntryHandles
 
 
 class LiveIbSubnet(IbSubnet):
@@ -80,17 +82,31 @@ class LiveIbSubnet(IbSubnet):
         return routing, time.monotonic() - t0
 
 
-def lft_handles(routing: IbRouting) -> dict[str, dict[int, int]]:
-    """switch -> {LID: entry handle} as the run's initial ``table_add lft`` lines made them."""
-    return {
-        sw: {lid: i for i, lid in enumerate(sorted(lid for lid, p in lft.items() if p))}
-        for sw, lft in routing.lfts.items()
-    }
+@dataclass
+class LftEntries:
+    """One switch's LFT entries: the handle of each LID's entry, and the allocator that
+    gives the next handles as BMv2 does (a deleted entry's index comes back one version
+    up: ``emulator.target.tables.EntryHandles``)."""
+
+    handles: dict[int, int] = field(default_factory=dict)
+    alloc: EntryHandles = field(default_factory=EntryHandles)
 
 
-def lft_diff(old: Mapping[int, int], new: Mapping[int, int], handles: dict[int, int]) -> list[str]:
-    """Commands taking one switch's LFT from ``old`` to ``new`` (``handles`` updated)."""
+def lft_handles(routing: IbRouting) -> dict[str, LftEntries]:
+    """switch -> its LFT entries as the run's initial ``table_add lft`` lines made them."""
+    out = {}
+    for sw, lft in routing.lfts.items():
+        entries = LftEntries()
+        for lid in sorted(lid for lid, p in lft.items() if p):
+            entries.handles[lid] = entries.alloc.new()
+        out[sw] = entries
+    return out
+
+
+def lft_diff(old: Mapping[int, int], new: Mapping[int, int], entries: LftEntries) -> list[str]:
+    """Commands taking one switch's LFT from ``old`` to ``new`` (``entries`` updated)."""
     lines = []
+    handles = entries.handles
     for lid in sorted(set(old) | set(new)):
         was, now = old.get(lid, 0), new.get(lid, 0)
         if was == now:
@@ -98,10 +114,11 @@ def lft_diff(old: Mapping[int, int], new: Mapping[int, int], handles: dict[int, 
         if now and lid in handles:
             lines.append(f"table_modify lft forward {handles[lid]} => {now}")
         elif now:
-            handles[lid] = max(handles.values(), default=-1) + 1
+            handles[lid] = entries.alloc.new()
             lines.append(f"table_add lft forward {lid} => {now}")
         elif lid in handles:
-            lines.append(f"table_delete lft {handles.pop(lid)}")
+            lines.append(f"table_delete lft {handles[lid]}")
+            entries.alloc.free(handles.pop(lid))
     return lines
 
 
@@ -132,7 +149,7 @@ class IbRepair:
     #: the run's switches use adaptive routing: repair their AR port sets too
     adaptive: bool = False
     routing: IbRouting | None = None
-    handles: dict[str, dict[int, int]] = field(default_factory=dict)
+    handles: dict[str, LftEntries] = field(default_factory=dict)
     repairs: list[IbRepairRecord] = field(default_factory=list)
     #: node pairs whose links are down (as the SM last saw them) and the AR groups installed
     down: set[frozenset[str]] = field(default_factory=set)
@@ -158,7 +175,8 @@ class IbRepair:
         new, secs = self.subnet.sweep(self.opts)
         diffs = {}
         for sw, lft in new.lfts.items():
-            lines = lft_diff(self.routing.lfts.get(sw, {}), lft, self.handles.setdefault(sw, {}))
+            entries = self.handles.setdefault(sw, LftEntries())
+            lines = lft_diff(self.routing.lfts.get(sw, {}), lft, entries)
             for line in lines:
                 self.runtime.switch_cli(sw, line)
             if lines:

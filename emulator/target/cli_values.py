@@ -84,6 +84,30 @@ def format_match(spec: Any, kf: KeyField) -> str:
     return f"{mt.upper()}-{hex_bytes(spec, w)}"
 
 
+def plain_hex(value: int, width: int = 0) -> str:
+    """A value as ``table_dump`` prints it: hex bytes, no separators; a key field in its
+    whole width, action data (``width`` 0) in as few bytes as hold it."""
+    nbytes = (width + 7) // 8 or (value.bit_length() + 7) // 8
+    return value.to_bytes(max(1, nbytes), "big").hex()
+
+
+def dump_match(spec: Any, kf: KeyField) -> str:
+    """One key field of an entry as simple_switch_CLI's ``table_dump`` prints it."""
+    mt, w = kf.match_type, kf.width
+    if mt == "lpm":
+        value = f"{plain_hex(spec[0], w)}/{spec[1]}"
+    elif mt in ("ternary", "optional"):
+        value = f"{plain_hex(spec[0], w)} &&& {plain_hex(spec[1], w)}"
+    elif mt == "range":
+        value = f"{plain_hex(spec[0], w)} -> {plain_hex(spec[1], w)}"
+    else:
+        value = plain_hex(spec, w)
+    name = kf.target or kf.name
+    if mt == "valid" or name.endswith(".$valid$"):  # p4c's isValid() key: ["h", "$valid$"]
+        name = name.removesuffix(".$valid$") + "_valid"
+    return f"* {name:<20}: {mt.upper():<10}{value}"
+
+
 _COUNTER = re.compile(r"\((\d+) bytes, (\d+) packets\)")
 
 

@@ -115,6 +115,19 @@ def _emit_expr(h: HeaderInfo, cg: CodeGen) -> str:
     return f"{cg.const(packer)}({', '.join(args)})"
 
 
+def padded_key(value: int, fields: tuple[tuple[int, int], ...]) -> int:
+    """A value-set entry (the key fields' bits packed, as the CLI takes it) in the layout of
+    a select key, each field right-aligned in whole bytes (``fields``: (bits, padded)).
+
+    As BMv2: ``pvs_add vs 0x025`` for a key ``(bit<8> a, bit<1> b)`` is a=0x12, b=1."""
+    out, shift = 0, 0
+    for width, padded in reversed(fields):
+        out |= (value & ((1 << width) - 1)) << shift
+        value >>= width
+        shift += padded
+    return out
+
+
 class Parser:
     """One compiled ``parsers[]`` entry."""
 
@@ -207,7 +220,7 @@ class Parser:
         cg = self.cg
         body: list[str] = []
         key = s.get("transition_key", [])
-        widths, parts = [], []
+        widths, parts, bits = [], [], []
         for k in key:
             if k["type"] == "lookahead":
                 src, width = cg.expr(k), int(k["value"][1])
@@ -220,6 +233,7 @@ class Parser:
                 raise ProgramError(f"unsupported transition key type {k['type']!r}")
             parts.append(src)
             widths.append((width + 7) // 8 * 8)
+            bits.append(width)
         if parts:
             terms, shift = [], sum(widths)
             for src, width in zip(parts, widths):
@@ -253,7 +267,10 @@ class Parser:
             elif ttype == "parse_vset":
                 vs = cg.const(cg.ns["_vsets"].setdefault(str(t["value"]), set()))
                 m = mask if mask is not None else (1 << sum(widths)) - 1
-                cond = f"any((k & {m}) == (v & {m}) for v in {vs})"
+                v = "v"
+                if bits != widths:  # values come packed: each field to its byte-aligned slot
+                    v = f"{cg.const(padded_key)}(v, {cg.const(tuple(zip(bits, widths)))})"
+                cond = f"any((k & {m}) == ({v} & {m}) for v in {vs})"
             else:
                 raise ProgramError(f"unsupported transition type {ttype!r}")
             raw.append((cond, target))

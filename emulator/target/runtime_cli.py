@@ -12,8 +12,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from emulator.errors import read_text
-from emulator.target.cli_values import format_match, hex_bytes, parse_int, parse_match
+from emulator.target.cli_values import (
+    dump_match,
+    format_match,
+    hex_bytes,
+    parse_int,
+    parse_match,
+    plain_hex,
+)
 from emulator.target.errors import CliError
+from emulator.target.handles import INDEX_MASK
 from emulator.target.runtime_cli_state import StateCommands, resolve
 from emulator.target.tables import ActionProfile, ActionSpec, Entry, Table
 
@@ -186,13 +194,12 @@ class RuntimeCli(StateCommands):
             raise CliError("usage: table_dump <table>")
         t = self.table(args[0])
         lines = ["==========", "TABLE ENTRIES"]
-        for e in sorted(t.entries.values(), key=lambda x: x.handle):
-            keys = " ".join(format_match(m, k) for m, k in zip(e.match, t.keys))
-            what = self._describe(e)
-            lines += ["**********", f"Dumping entry {hex(e.handle)}", f"Match key: {keys}"]
+        for e in sorted(t.entries.values(), key=lambda x: x.handle & INDEX_MASK):
+            lines += ["**********", f"Dumping entry {hex(e.handle)}", "Match key:"]
+            lines += [dump_match(m, k) for m, k in zip(e.match, t.keys)]
             if t.needs_priority:
                 lines.append(f"Priority: {e.priority}")
-            lines.append(what)
+            lines.append(self._describe(e))
         lines.append("==========")
         lines.append("Dumping default entry")
         lines.append(self._describe(t.default) if t.default else "EMPTY")
@@ -204,8 +211,9 @@ class RuntimeCli(StateCommands):
         if e.ref is not None:
             kind = "Group" if hasattr(e.ref, "members") else "Member"
             return f"Action entry: {kind} handle {e.ref.handle}"
-        name = e.action.name if e.action else "NoAction"
-        return f"Action entry: {name} - {', '.join(hex(d) for d in e.data)}"
+        if e.action is None:
+            return "Action entry: NoAction - "
+        return f"Action entry: {e.action.name} - {', '.join(plain_hex(d) for d in e.data)}"
 
     # -- action profiles / indirect tables -------------------------------------------------
 

@@ -290,8 +290,10 @@ class Switch:
         self.digests.append(Digest(p.digest_receiver, name, tuple(f[s] for s in slots)))
 
     def _fork(self, f: list[int], p: Pkt) -> Pkt:
+        """A copy of ``p`` with fields ``f`` (a multicast replica or an E2E clone): as on
+        simple_switch, a copy keeps none of the original's ``truncate``."""
         q = Pkt(p.buf, f)
-        q.off, q.payload, q.truncate = p.off, p.payload, p.truncate
+        q.off, q.payload = p.off, p.payload
         q.length_register = p.length_register
         return q
 
@@ -382,11 +384,11 @@ class Switch:
         except Exception as err:  # never let a packet crash the switch (own name: mypyc)
             self._fail("errors", f"egress: {type(err).__name__}: {err}", [])
             return None, [], []
-        if p.truncate >= 0 and len(frame) > p.truncate:
-            frame = frame[: p.truncate]
-        if p.recirc_fl is not None:
+        if p.recirc_fl is not None:  # whole: simple_switch truncates only what it sends
             preserved = self._preserve(f, p.recirc_fl)
             return None, clones, [(f[self._std["ingress_port"]], frame, preserved)]
+        if p.truncate >= 0 and len(frame) > p.truncate:
+            frame = frame[: p.truncate]
         return frame, clones, []
 
     # -- public data path ------------------------------------------------------------------

@@ -12,13 +12,13 @@ Action selectors keep each group's members ordered by member handle and pick the
 from __future__ import annotations
 
 import bisect
-import heapq
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from emulator.target.errors import CliError
 from emulator.target.externs import Meter
+from emulator.target.handles import INDEX_MASK, EntryHandles, Handles
 
 
 def _rank(e: Entry) -> tuple[int, int]:
@@ -28,25 +28,6 @@ def _rank(e: Entry) -> tuple[int, int]:
 
 def _nothing() -> None:
     pass
-
-
-class Handles:
-    """BMv2-style handle allocation: the lowest free handle is reused first."""
-
-    def __init__(self) -> None:
-        self._next = 0
-        self._free: list[int] = []
-
-    def get(self) -> int:
-        """A new handle."""
-        if self._free:
-            return heapq.heappop(self._free)
-        self._next += 1
-        return self._next - 1
-
-    def release(self, handle: int) -> None:
-        """Give ``handle`` back for reuse."""
-        heapq.heappush(self._free, handle)
 
 
 @dataclass
@@ -249,7 +230,7 @@ class Table:
         self.changed: Callable[[], None] = _nothing  # the decision cache's flush
         # called on direct-counter hits, direct meters and empty groups (decision cache)
         self.observer: Callable[[str, Table, Entry | None, int], None] | None = None
-        self._handles = Handles()
+        self._handles = EntryHandles()
         self._exact: dict[tuple[int, ...], Entry] = {}
         self._levels: list[tuple[int, int, dict[tuple[int, ...], Entry]]] = []
         self._sorted: list[Entry] = []
@@ -285,7 +266,7 @@ class Table:
         dup = self._find(match_t, priority)
         if dup is not None:
             raise CliError(f"table {self.name}: duplicate entry (handle {dup.handle})")
-        e = Entry(self._handles.get(), match_t, priority, action, data, ref)
+        e = Entry(self._handles.new(), match_t, priority, action, data, ref)
         if self.meter_factory is not None:
             e.meter = self.meter_factory()
         checks, ranges = [], []
@@ -364,10 +345,12 @@ class Table:
 
     def entry(self, handle: int) -> Entry:
         """The entry with ``handle`` (CliError if absent)."""
-        try:
-            return self.entries[handle]
-        except KeyError:
-            raise CliError(f"table {self.name}: invalid entry handle {handle}") from None
+        e = self.entries.get(handle)
+        if e is not None:
+            return e
+        if any(h & INDEX_MASK == handle & INDEX_MASK for h in self.entries):
+            raise CliError(f"table {self.name}: expired entry handle {handle} (EXPIRED_HANDLE)")
+        raise CliError(f"table {self.name}: invalid entry handle {handle}")
 
     def modify(
         self,
@@ -390,7 +373,7 @@ class Table:
             raise CliError(f"table {self.name} has const entries and cannot be modified")
         e = self.entry(handle)
         del self.entries[handle]
-        self._handles.release(handle)
+        self._handles.free(handle)
         self._unindex(e)
 
     def clear(self) -> None:
@@ -398,16 +381,15 @@ class Table:
         self.changed()
         if self.immutable:
             raise CliError(f"table {self.name} has const entries and cannot be modified")
-        for handle in self.entries:
-            self._handles.release(handle)
         self.entries.clear()
+        self._handles = EntryHandles()  # BMv2: handles from 0 again
         self._reindex()
 
     def reset_state(self) -> None:
         """BMv2's ``reset_state``: every entry gone (const entries too), handles from 0, the
         JSON's default action back."""
         self.entries.clear()
-        self._handles = Handles()
+        self._handles = EntryHandles()
         self._reindex()
         self.default = self.initial_default  # calls changed()
 

@@ -112,6 +112,8 @@ def test_l3_ecmp_forty_flows_match_bmv2(tmp_path):
         "timestamps",
         "default_arguments",
         "local_constants",
+        "truncate_copies",
+        "value_set_fields",
     ],
 )
 @pytest.mark.parametrize("compiler", ["p4c-bm2-ss", "fabemu"])
@@ -220,3 +222,21 @@ def test_reset_state_matches_bmv2(tmp_path):
     subprocess.run(["p4c-bm2-ss", "-o", str(json_path), str(p4)], check=True, timeout=300)
     reads = ["register_read I.r 0", "counter_read I.c 0"]
     compare(json_path, RESET_COMMANDS, reset_inputs(), DEFAULT_PORTS, reads, tmp_path)
+
+
+def test_versioned_handles_and_table_dump_match_bmv2(tmp_path):
+    """Entry handles reused after a delete carry a version (bits 24 and up), and
+    ``table_dump`` prints entries as simple_switch_CLI does, in index order."""
+    json_path = tmp_path / "reset_state.json"
+    p4 = HERE / "programs" / "reset_state.p4"
+    subprocess.run(["p4c-bm2-ss", "-o", str(json_path), str(p4)], check=True, timeout=300)
+    commands = [
+        "table_add I.t I.set 0x0800 => 2", "table_add I.t I.set 0x0801 => 3",
+        "table_delete I.t 0", "table_add I.t I.set 0x0802 => 4",
+        "table_modify I.t I.set 16777216 5", "table_delete I.t 16777216",
+        "table_add I.t I.set 0x0803 => 6", "table_set_default I.t I.set 7",
+    ]  # fmt: skip
+    from .test_runtime_cli import reset_inputs
+
+    reads = ["table_dump I.t", "table_dump I.fixed"]
+    compare(json_path, commands, reset_inputs(), DEFAULT_PORTS, reads, tmp_path)

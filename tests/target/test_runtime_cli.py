@@ -236,3 +236,25 @@ def test_reset_state_clears_what_simple_switch_clears():
     ]
     with pytest.raises(CliError, match="usage: reset_state"):
         s.cli("reset_state now")
+
+
+def test_entry_handles_carry_a_version_as_in_bmv2():
+    """A deleted entry's index is reused with its version in bits 24 and up: the old handle
+    is then expired; ``table_clear`` and ``reset_state`` start again from 0."""
+    from emulator.p4c import compile_file
+
+    s = Switch(compile_file(Path(__file__).parent / "programs" / "reset_state.p4"))
+    added = [s.cli(f"table_add I.t I.set {k} => {p}") for k, p in ((1, 2), (3, 4))]
+    assert [a.rsplit(" ", 1)[-1] for a in added] == ["0", "1"]
+    s.cli("table_delete I.t 0")
+    assert s.cli("table_add I.t I.set 5 => 6").endswith("handle 16777216")
+    with pytest.raises(CliError, match="expired entry handle 0"):
+        s.cli("table_modify I.t I.set 0 7")
+    s.cli("table_modify I.t I.set 16777216 7")
+    s.cli("table_delete I.t 16777216")
+    assert s.cli("table_add I.t I.set 8 => 9").endswith("handle 33554432")
+    dump = s.cli("table_dump I.t")
+    assert dump.index("Dumping entry 0x2000000") < dump.index("Dumping entry 0x1")
+    assert "* eth.type            : EXACT     0008\nAction entry: I.set - 09" in dump
+    s.cli("table_clear I.t")
+    assert s.cli("table_add I.t I.set 1 => 2").endswith("handle 0")
