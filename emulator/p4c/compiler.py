@@ -229,18 +229,26 @@ class _Compiler:
         return None
 
     def _field_lists(self, mtype: T.StructT, meta: Value) -> None:
+        """``@field_list(N)`` members of the user metadata, nested structs' fields too, in
+        declaration order (the lists ``*_preserving_field_list(N)`` keep)."""
         members: dict[int, list[Any]] = {}
-        decl = self.env.type_decls.get(mtype.name)
-        if isinstance(decl, A.StructDecl) and isinstance(meta, StructRef):
+        ctx = self._ctx(None, {}, "global")
+
+        def walk(stype: T.Type, value: Value) -> None:
+            decl = self.env.type_decls.get(getattr(stype, "name", ""))
+            if not (isinstance(decl, A.StructDecl) and isinstance(value, StructRef)):
+                return
             for f in decl.fields:
-                a = A.anno(f.annotations, "field_list")
-                v = meta.fields.get(f.name)
-                if a and v is not None:
-                    for idx in a:
-                        if isinstance(idx, int):
-                            members.setdefault(idx, []).extend(
-                                field_list(v, f.pos, self._ctx(None, {}, "global"))
-                            )
+                v = value.fields.get(f.name)
+                if v is None:
+                    continue
+                for idx in A.anno(f.annotations, "field_list") or ():
+                    if isinstance(idx, int):
+                        listed = members.setdefault(idx, [])
+                        listed += [x for x in field_list(v, f.pos, ctx) if x not in listed]
+                walk(v.type, v)
+
+        walk(mtype, meta)
         self.env.field_list_members = members  # type: ignore[attr-defined]
 
     def _ctx(

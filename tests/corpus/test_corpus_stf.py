@@ -39,6 +39,7 @@ STF_CLI_EXTENSION = {
     "table_indirect_add",
     "table_indirect_add_with_group",
     "table_indirect_set_default",
+    "pvs_add",
 }
 #: the brief's coverage items; each must be a row of the README's coverage table.
 REQUIRED_ITEMS = [
@@ -192,7 +193,7 @@ def test_stf_is_well_formed(program: Path) -> None:
     stf = program.with_suffix(".stf")
     assert stf.is_file(), f"missing {stf.name}"
     lines = _stf_lines(stf)
-    extension = program.stem in ("action_profile", "action_selector")
+    extension = program.stem in ("action_profile", "action_selector", "value_set_fields")
     packets = expects = 0
     for number, words in lines:
         where = f"{stf.name}:{number}"

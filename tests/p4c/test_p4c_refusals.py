@@ -120,6 +120,36 @@ INLINE = str(PROGRAMS / "inline.p4")
             "clone3",
             "clone3: unknown extern function; use clone_preserving_field_list",
         ),
+        (  # p4c: '?:' ... Cannot unify type 'bool' with type 'bit<8>' (it reads a ?: in
+            # the else branch as (c1 ? a : c2) ? b : d)
+            "",
+            "        meta.color = hdr.ipv4.ttl == 1 ? 8w1 : hdr.ipv4.ttl == 2 ? 8w2 : 8w3;",
+            "hdr.ipv4.ttl == 1",
+            "type mismatch in '?:': bit<8> and bool",
+        ),
+        (  # p4c: x: action parameters must be bit<> or int<> on this target
+            "    action a(bool x) { }\n"
+            "    table t2 { key = { hdr.ipv4.ttl: exact; } actions = { a; } }",
+            "        t2.apply();",
+            "bool x",
+            "x: action parameters must be bit<> or int<> on this target",
+        ),
+        (  # p4c: 8w3: parameter x cannot be bound: it is set by the control plane
+            "    action a(inout bit<8> d, bit<8> x) { d = x; }\n"
+            "    table t2 { key = { hdr.ipv4.ttl: exact; } actions = { a(hdr.ipv4.ttl, 8w3); } }",
+            "        t2.apply();",
+            "8w3",
+            "parameter 'x' of action a cannot be bound in the actions list: it is set by the "
+            "control plane",
+        ),
+        (  # p4c: Entry entry must have a priority
+            "    action a() { }\n"
+            "    table t2 { key = { hdr.ipv4.ttl: ternary; } actions = { a; }\n"
+            "        entries = { priority=1: 0x22: a(); 0x23: a(); } }",
+            "        t2.apply();",
+            "0x23: a();",
+            "entry must have a priority: other entries of table MyIngress.t2 have one",
+        ),
     ],
 )
 def test_refused_as_p4c_refuses(decls: str, body: str, fragment: str, message: str) -> None:
@@ -181,3 +211,53 @@ def test_shadowing_p4c_only_warns_about_still_compiles() -> None:
     decls = "    action a(bit<8> hdr) { std.egress_spec = (bit<9>)hdr; }"
     body = "        bit<8> x = 1;\n        if (x == 1) { bit<8> x = 2; a(x); }"
     assert compile_source(ingress_program(body, decls), INLINE)["actions"]
+
+
+def test_forms_p4c_accepts_next_to_those_refusals() -> None:
+    """A parenthesised ?: in the else branch, a nested one in the then branch, a directly
+    called action with a bool parameter, one key's mask in parentheses in an entry."""
+    decls = (
+        "    action b(bool x) { if (x) { meta.color = 1; } }\n"
+        "    action a() { }\n"
+        "    table t2 { key = { hdr.ipv4.ttl: ternary; } actions = { a; }\n"
+        "        const entries = { (0x20 &&& 0xf0): a(); 0x30 &&& 0xf0: a(); } }"
+    )
+    body = (
+        "        meta.color = hdr.ipv4.ttl == 1 ? 8w1 : (hdr.ipv4.ttl == 2 ? 8w2 : 8w3);\n"
+        "        meta.sel = hdr.ipv4.ttl == 1 ? (hdr.ipv4.ttl == 2 ? 16w2 : 16w3) : 16w4;\n"
+        "        b(true);\n        t2.apply();"
+    )
+    doc = compile_source(ingress_program(body, decls), INLINE)
+    (t2,) = [t for p in doc["pipelines"] for t in p["tables"] if t["name"] == "MyIngress.t2"]
+    keys = [e["match_key"][0] for e in t2["entries"]]
+    assert keys == [
+        {"match_type": "ternary", "key": "0x20", "mask": "0xf0"},
+        {"match_type": "ternary", "key": "0x30", "mask": "0xf0"},
+    ]
+
+
+NESTED = """#include <core.p4>
+#include <v1model.p4>
+header h_t { bit<8> k; }
+struct headers_t { h_t h; }
+struct inner_t { @field_list(2) bit<8> x; bit<8> y; }
+struct meta_t { bit<8> a; inner_t in1; @field_list(2) inner_t in2; }
+parser P(packet_in p, out headers_t h, inout meta_t m, inout standard_metadata_t s) {
+    state start { p.extract(h.h); transition accept; } }
+control V(inout headers_t h, inout meta_t m) { apply { } }
+control I(inout headers_t h, inout meta_t m, inout standard_metadata_t s) {
+    apply { resubmit_preserving_field_list(2); } }
+control E(inout headers_t h, inout meta_t m, inout standard_metadata_t s) { apply { } }
+control C(inout headers_t h, inout meta_t m) { apply { } }
+control D(packet_out p, in headers_t h) { apply { p.emit(h); } }
+V1Switch(P(), V(), I(), E(), C(), D()) main;
+"""
+
+
+def test_field_lists_reach_into_nested_structs() -> None:
+    """``@field_list(N)`` on a field of a struct inside the metadata: p4c puts that field
+    in field list N (a resubmit or recirculation then keeps it)."""
+    doc = compile_source(NESTED, INLINE)
+    (fl,) = [f for f in doc["field_lists"] if f["name"] == "field_list2"]
+    names = [e["value"][1].removeprefix("userMetadata.") for e in fl["elements"]]
+    assert names == ["in1.x", "in2.x", "in2.y"]  # in2.x once, as p4c-bm2-ss lists it

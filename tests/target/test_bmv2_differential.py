@@ -114,6 +114,7 @@ def test_l3_ecmp_forty_flows_match_bmv2(tmp_path):
         "local_constants",
         "truncate_copies",
         "value_set_fields",
+        "concat_signed",
     ],
 )
 @pytest.mark.parametrize("compiler", ["p4c-bm2-ss", "fabemu"])

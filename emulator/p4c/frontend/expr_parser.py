@@ -189,13 +189,17 @@ class ExprParser:
         return self._ternary()
 
     def _ternary(self) -> A.Expr:
+        """``c ? a : b``. As in p4c's grammar (``?`` and ``:`` non-associative, ``:``
+        binding tighter), the else branch holds no unparenthesised ``?:``, and a ``?``
+        after it takes the whole conditional as its condition: ``c1 ? a : c2 ? b : d`` is
+        ``(c1 ? a : c2) ? b : d`` (then usually a type error, as on p4c)."""
         cond = self._binary(1)
-        if self.tok.is_op("?"):
+        while self.tok.is_op("?"):
             self.advance()
             a = self.parse_expr()
             self.expect_op(":")
-            b = self.parse_expr()
-            return A.Ternary(cond.pos, cond, a, b)
+            b = self._binary(1)
+            cond = A.Ternary(cond.pos, cond, a, b)
         return cond
 
     def _binop_here(self) -> str | None:

@@ -105,29 +105,40 @@ class StmtParser(ExprParser):
 
     def keyset(self) -> A.Expr:
         t = self.tok
-        if t.is_op("(") and self._paren_is_tuple():
+        kind = self._paren_group() if t.is_op("(") else ""
+        if kind == "tuple":
             self.advance()
             items = [self.keyset_elem()]
             while self.accept_op(","):
                 items.append(self.keyset_elem())
             self.expect_op(")")
             return A.ListExpr(t.pos, tuple(items))
+        if kind == "keyset":  # one key in parentheses: (0x20 &&& 0xf0), as p4c allows
+            self.advance()
+            e = self.keyset_elem()
+            self.expect_op(")")
+            return e
         return self.keyset_elem()
 
-    def _paren_is_tuple(self) -> bool:
+    def _paren_group(self) -> str:
+        """What the parenthesised group here is: "tuple" (a comma in it), "keyset" (a mask
+        or range in it) or "" (an expression)."""
         depth, k = 0, 0
+        found = ""
         while True:
             t = self.peek(k)
             if t.kind == "eof":
-                return False
+                return ""
             if t.kind == "op" and t.text in ("(", "[", "{"):
                 depth += 1
             elif t.kind == "op" and t.text in (")", "]", "}"):
                 depth -= 1
                 if depth == 0:
-                    return False
+                    return found
             elif depth == 1 and t.is_op(","):
-                return True
+                return "tuple"
+            elif depth == 1 and (t.is_op("&&&") or t.is_op("..")):
+                found = "keyset"
             k += 1
 
     # -------------------------------------------------------------- tables

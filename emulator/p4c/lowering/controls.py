@@ -435,7 +435,7 @@ class ControlLowering:
     def emit_action(self, r: A.ActionRef, ctx: Ctx, data: bool = False) -> Any:
         """``(name, BMv2 action id, data widths, number of bound out/inout arguments)`` of
         an action in a table's actions list, default action or entry; lowered on first use."""
-        return table_action(r, ctx)
+        return table_action(r, ctx, listed=not data)
 
     def resolve_instance(self, e: Any, table_name: str, ctx: Ctx) -> ObjRef:
         if (

@@ -429,7 +429,7 @@ def binary(e: A.Binary, ctx: Ctx, expected: T.Type | None) -> Value:
                 wrap(((a.value & mask(ta.width)) << tb.width) | (b.value & mask(tb.width)), tc), tc
             )
         left = expr_json("<<", _unsigned(a), hexv(tb.width))
-        return RV(masked(expr_json("|", left, _unsigned(b)), T.Bits(tc.width)), tc)
+        return RV(masked(expr_json("|", left, _unsigned(b)), tc), tc)  # signed: as a's sign
     la, lb = operands(e.left, e.right, ctx)
     if op in ("==", "!=") and (whole := aggregate_equality(la, lb, op, e.pos)) is not None:
         return whole

@@ -31,9 +31,10 @@ from emulator.p4c.lowering.stmts import lower_block
 from emulator.p4c.lowering.sub_controls import aliased
 
 
-def table_action(r: A.ActionRef, ctx: Ctx) -> tuple[str, int, list[int], int]:
+def table_action(r: A.ActionRef, ctx: Ctx, listed: bool = False) -> tuple[str, int, list[int], int]:
     """``(name, BMv2 action id, data widths, number of bound arguments)`` of the action
-    ``r`` names in a table; the BMv2 action is lowered on first use of its binding."""
+    ``r`` names in a table (``listed``: in its actions list, where only directional
+    parameters may be bound); the BMv2 action is lowered on first use of its binding."""
     env = ctx.env
     a = lower(r.name, ctx)
     if not isinstance(a, ObjRef) or a.kind != "action":
@@ -44,6 +45,10 @@ def table_action(r: A.ActionRef, ctx: Ctx) -> tuple[str, int, list[int], int]:
         if p.direction == "":
             t = resolve_type(env, p.type, const_eval)
             w = T.width_of(t)
+            if isinstance(t, T.BoolT):  # as p4c-bm2-ss
+                raise CompileError(
+                    p.pos, f"{p.name}: action parameters must be bit<> or int<> on this target"
+                )
             if w is None:
                 raise CompileError(
                     p.pos,
@@ -51,6 +56,16 @@ def table_action(r: A.ActionRef, ctx: Ctx) -> tuple[str, int, list[int], int]:
                 )
             widths.append(w)
     binds = _bound_args(decl, r, ctx)
+    if listed and len(r.args) > len(binds):  # p4c: a directionless parameter is the control
+        extra = r.args[len(binds)]  # plane's (a `default_action` or an entry gives it)
+        name = next((p.name for p in decl.params if p.direction == ""), None)
+        if name is None:
+            raise CompileError(extra.value.pos, f"action {decl.name}: too many arguments")
+        raise CompileError(
+            extra.value.pos,
+            f"parameter '{name}' of action {decl.name} cannot be bound in the actions list: "
+            "it is set by the control plane",
+        )
     if not binds:
         if a.name not in env.action_ids:
             lower_action(a, decl, [], ctx)

@@ -369,10 +369,17 @@ class TableBuilder:
         }
 
     def _check_priorities(self, decls: tuple[A.Entry, ...]) -> None:
-        """Explicit priorities must be constants (their order is the listing order)."""
-        for e in decls:
-            if e.priority is not None:
-                const_int(e.priority, self.ctx, "entry priority")
+        """Explicit priorities must be constants (their order is the listing order); once
+        one entry has one, every entry must (p4c: "Entry must have a priority")."""
+        given = [e.priority for e in decls if e.priority is not None]
+        for p in given:
+            const_int(p, self.ctx, "entry priority")
+        missing = [e for e in decls if e.priority is None]
+        if given and missing:
+            raise CompileError(
+                missing[0].pos,
+                f"entry must have a priority: other entries of table {self.name} have one",
+            )
 
     @staticmethod
     def _shift(mk: dict[str, Any], sh: tuple[int, int], w: int) -> dict[str, Any]:
