@@ -88,7 +88,8 @@ def run_cli(thrift: int, commands: list[str]) -> str:
         timeout=120,
         check=False,
     )
-    bad = [ln for ln in res.stdout.splitlines() if "Error" in ln or "Invalid" in ln]
+    marks = ("Error", "Invalid", "Unknown syntax")  # the last: a command the CLI lacks
+    bad = [ln for ln in res.stdout.splitlines() if any(m in ln for m in marks)]
     if res.returncode != 0 or bad:
         raise UserError(f"simple_switch_CLI: {(bad or [res.stderr.strip()])[0]}")
     return res.stdout

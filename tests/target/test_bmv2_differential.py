@@ -197,14 +197,20 @@ def test_counter_read_replies_as_simple_switch_cli(tmp_path):
             assert reply_line in real.reads, (line, real.reads)  # after the CLI's prompt
 
 
-def test_a_refused_cli_command_stops_the_reference_switch(tmp_path):
-    """simple_switch_CLI refusing a command raises, and the launched simple_switch is gone
-    (it used to be left running, one process per failing differential test)."""
+@pytest.mark.parametrize(
+    "bad",
+    [
+        "table_set_default no_such_table NoAction",  # "Invalid table name"
+        "table_indirect_modify ecmp 0 1",  # "*** Unknown syntax": no such command
+    ],
+)
+def test_a_refused_cli_command_stops_the_reference_switch(tmp_path, bad):
+    """simple_switch_CLI refusing a command (or not knowing it) raises, and the launched
+    simple_switch is gone (it used to be left running, one per failing differential test)."""
     from emulator.errors import UserError
     from emulator.target.reference import ReferenceSwitch
 
-    bad = ["table_set_default no_such_table NoAction"]  # "Invalid table name"
-    sw = ReferenceSwitch(HERE / "programs" / "l3_ecmp.json", tmp_path, [], bad)
+    sw = ReferenceSwitch(HERE / "programs" / "l3_ecmp.json", tmp_path, [], [bad])
     try:
         with pytest.raises(UserError, match="simple_switch_CLI"):
             sw.start()
