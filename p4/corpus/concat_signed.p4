@@ -3,8 +3,11 @@
  * when a's top bit is set, so a right shift of it shifts in ones (arithmetic).
  * Tests: (s ++ t) >> 4 shifted before and after a cast to bit<16>, the same through an
  * int<16> local, a three-way concatenation, an unsigned left operand (logical shift),
- * a signed concatenation compared with a negative constant.
- * Packet: cs_t {s(int8), t(int8), u(8), r1(16), r2(16), r3(24), r4(16), r5(16), r6(8)}.
+ * a signed concatenation compared with a negative constant; a negative constant on the
+ * right: cut to its width at run time (r7), folded by p4c-bm2-ss as (a << 8) + b, its
+ * sign bits filling the result (r8: 0xd780, not 0xd880).
+ * Packet: cs_t {s(int8), t(int8), u(8), r1(16), r2(16), r3(24), r4(16), r5(16), r6(8),
+ * r7(16), r8(16)}.
  */
 #include <core.p4>
 #include <v1model.p4>
@@ -19,6 +22,8 @@ header cs_t {
     bit<16> r4;
     bit<16> r5;
     bit<8> r6;
+    bit<16> r7;
+    bit<16> r8;
 }
 
 struct headers_t {
@@ -49,6 +54,8 @@ control MyIngress(inout headers_t hdr, inout meta_t meta, inout standard_metadat
         hdr.cs.r4 = (bit<16>)(hdr.cs.s ++ hdr.cs.t) >> 4;
         hdr.cs.r5 = (hdr.cs.u ++ (bit<8>)hdr.cs.t) >> 4;
         hdr.cs.r6 = (hdr.cs.s ++ hdr.cs.t) < -16s100 ? 8w1 : 8w0;
+        hdr.cs.r7 = (bit<16>)(hdr.cs.s ++ -8s2);
+        hdr.cs.r8 = (bit<16>)(-8s40 ++ -8s128);
     }
 }
 

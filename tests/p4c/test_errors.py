@@ -38,6 +38,12 @@ def error_of(body: str, decls: str = "") -> CompileError:
         ("        if (hdr.ipv4.ttl) { }", 13, "condition must be bool, found bit<8>"),
         ("        hdr.ipv4.ttl = 8w300;", 24, "value 300 does not fit in bit<8>"),
         (
+            "        int<1> x = 0;",
+            9,
+            "int<1> is not supported on this target: simple_switch cannot hold a 1-bit signed "
+            "field (it stops at load: nbits > 1); use bit<1> or int<2>",
+        ),
+        (
             "        hdr.ipv4.ttl = hdr.ipv4.ttl[8:1];",
             24,
             "slice [8:1] out of range for 8-bit value",

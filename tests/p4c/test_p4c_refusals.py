@@ -150,6 +150,12 @@ INLINE = str(PROGRAMS / "inline.p4")
             "0x23: a();",
             "entry must have a priority: other entries of table MyIngress.t2 have one",
         ),
+        (  # p4c-bm2-ss 1.2.4.8: '(int<16>)...' Cannot cast from 'bit<8>' to 'int<16>'
+            "",
+            "        int<8> s = 1;\n        meta.sel = (bit<16>)(s ++ hdr.ipv4.ttl);",
+            "hdr.ipv4.ttl);",
+            "'++' of int<8> and bit<8>: cannot cast bit<8> to int<16> (give both one signedness)",
+        ),
     ],
 )
 def test_refused_as_p4c_refuses(decls: str, body: str, fragment: str, message: str) -> None:

@@ -14,6 +14,12 @@ from emulator.p4c.frontend.values import Const, ObjRef, Value
 ConstEval = Callable[[A.Expr, Env, T.Type | None], Value]
 
 
+INT1 = (
+    "int<1> is not supported on this target: simple_switch cannot hold a 1-bit signed field "
+    "(it stops at load: nbits > 1); use bit<1> or int<2>"
+)
+
+
 def resolve_type(
     env: Env, ref: A.TypeRef, const_eval: ConstEval, tparams: dict[str, T.Type] | None = None
 ) -> T.Type:
@@ -28,8 +34,8 @@ def resolve_type(
             raise CompileError(ref.pos, f"type width {w.value} is above the limit of {MAX_WIDTH}")
         if k == "varbit":
             return T.Varbit(w.value)
-        if k == "int" and w.value < 2:
-            raise CompileError(ref.pos, "int<W> needs W >= 2")
+        if k == "int" and w.value < 2:  # p4c accepts it; simple_switch aborts on loading it
+            raise CompileError(ref.pos, INT1)
         return T.Bits(w.value, k == "int")
     if k == "infint":
         return T.INFINT

@@ -29,6 +29,7 @@ from emulator.p4c.frontend.values import (
     to_data,
 )  # fmt: skip
 from emulator.p4c.lowering import union_stacks
+from emulator.p4c.lowering.concat import concat
 from emulator.p4c.lowering.const_flow import Known
 from emulator.p4c.lowering.context import Ctx
 from emulator.p4c.lowering.div_mod import div_mod
@@ -67,7 +68,7 @@ def _lower(e: A.Expr, ctx: Ctx, expected: T.Type | None) -> Value:
             if e.width <= 0:
                 raise CompileError(e.pos, "integer width must be positive")
             t = T.Bits(e.width, e.signed)
-            if e.value >= (1 << e.width):
+            if e.value >= (1 << e.width):  # p4c only warns and cuts it: almost surely a slip
                 raise CompileError(e.pos, f"value {e.value} does not fit in {t.show()}")
             return Const(wrap(e.value, t), t)
         return Const(e.value, T.INFINT)
@@ -418,18 +419,9 @@ def binary(e: A.Binary, ctx: Ctx, expected: T.Type | None) -> Value:
         a = scalar(lower(e.left, ctx, None if untyped else expected), e.left.pos)
         return shift(e, a, scalar(lower(e.right, ctx), e.right.pos))
     if op == "++":
-        a = scalar(lower(e.left, ctx), e.left.pos)
-        b = scalar(lower(e.right, ctx), e.right.pos)
-        ta, tb = a.type, b.type
-        if not isinstance(ta, T.Bits) or not isinstance(tb, T.Bits):
-            raise CompileError(e.pos, "'++' needs operands of known width (bit<W> or int<W>)")
-        tc = T.Bits(ta.width + tb.width, ta.signed)
-        if isinstance(a, Const) and isinstance(b, Const):
-            return Const(
-                wrap(((a.value & mask(ta.width)) << tb.width) | (b.value & mask(tb.width)), tc), tc
-            )
-        left = expr_json("<<", _unsigned(a), hexv(tb.width))
-        return RV(masked(expr_json("|", left, _unsigned(b)), tc), tc)  # signed: as a's sign
+        return concat(
+            e, scalar(lower(e.left, ctx), e.left.pos), scalar(lower(e.right, ctx), e.right.pos)
+        )
     la, lb = operands(e.left, e.right, ctx)
     if op in ("==", "!=") and (whole := aggregate_equality(la, lb, op, e.pos)) is not None:
         return whole
@@ -463,16 +455,6 @@ def binary(e: A.Binary, ctx: Ctx, expected: T.Type | None) -> Value:
             j = masked(j, t)
         return RV(j, t)
     raise CompileError(e.pos, f"unsupported operator '{op}'")
-
-
-def _unsigned(v: RV | Const) -> dict[str, Any]:
-    t = v.type
-    assert isinstance(t, T.Bits)
-    if isinstance(v, Const):
-        return hexv(v.value & mask(t.width), t.width)
-    if t.signed:
-        return expr_json("&", v.json, hexv(mask(t.width), t.width))
-    return v.json
 
 
 def ternary(e: A.Ternary, ctx: Ctx, expected: T.Type | None) -> Value:
