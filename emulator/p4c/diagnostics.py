@@ -77,6 +77,13 @@ class CompileError(UserError):
         return f"{head}\n{line.rstrip()}\n{caret}"
 
 
+class BackendLimit(CompileError):
+    """Valid P4 that p4c-bm2-ss's back end cannot turn into BMv2 JSON (e.g. ``x % 7``).
+
+    p4c removes unused actions before its back end runs, so an action no table uses and
+    no code calls may hold such code; fabemu skips that action instead of refusing it."""
+
+
 def decode_source(data: bytes, name: str) -> str:
     """Decode a source file as UTF-8; a bad byte is a CompileError at its line and column."""
     try:

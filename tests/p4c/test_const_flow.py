@@ -69,9 +69,8 @@ def test_a_known_divisor_is_still_refused_unless_a_power_of_2() -> None:
         "bit<8> x = 10;\n        x[3:0] = 1;\n        hdr.ipv4.ttl = x % 7;",
         "bit<8> x;\n        hdr.ipv4.ttl = x % 7;",
         "bit<8> x = hdr.ipv4.protocol;\n        hdr.ipv4.ttl = x % 7;",
-        # a control-level variable (actions may write it) and an action parameter
+        # a control-level variable (actions may write it)
         "hdr.ipv4.ttl = cv % 7;",
-        "set_ttl(10);",
     ],
 )
 def test_unknown_values_still_refused(body: str) -> None:
@@ -81,6 +80,18 @@ def test_unknown_values_still_refused(body: str) -> None:
     )
     with pytest.raises(CompileError, match="'%' could not be evaluated"):
         compile_source(ingress_program("        " + body, decls), INLINE)
+
+
+def test_unused_actions_and_constant_arguments() -> None:
+    """p4c inlines ``set_ttl(10)`` (10 % 7 folds) and drops the action itself before its back
+    end would refuse ``v % 7``; a table using the action is still refused."""
+    decls = "    action set_ttl(bit<8> v) { hdr.ipv4.ttl = v % 7; }"
+    assert _ttl_source("        set_ttl(10);", decls) == {"type": "hexstr", "value": "0x03"}
+    doc = compile_source(ingress_program("", decls), INLINE)
+    assert "MyIngress.set_ttl" not in [a["name"] for a in doc["actions"]]
+    table = decls + "\n    table t { key = { hdr.ipv4.ttl: exact; } actions = { set_ttl; } }"
+    with pytest.raises(CompileError, match="'%' could not be evaluated"):
+        compile_source(ingress_program("        t.apply();", table), INLINE)
 
 
 OPS = st.sampled_from(["+", "-", "*", "&", "|", "^"])

@@ -9,9 +9,10 @@ backward pass links tables and conditionals (continuation style).
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
-from emulator.p4c.diagnostics import CompileError, Pos
+from emulator.p4c.diagnostics import BackendLimit, CompileError, Pos
 from emulator.p4c.frontend import ast as A
 from emulator.p4c.frontend import types as T
 from emulator.p4c.frontend.env import Scope, source_info
@@ -94,7 +95,9 @@ class ControlLowering:
         return self.pipeline
 
     def _check_unused_actions(self, decl: A.ControlDecl, ctx: Ctx) -> None:
-        """Type-check actions no table uses (p4c checks every declaration)."""
+        """Type-check actions no table uses (p4c checks every declaration). One holding code
+        p4c's back end cannot compile (``x % 7``) is left out: p4c drops unused actions
+        before its back end looks at them."""
         for loc in decl.locals:
             if isinstance(loc, A.ActionDecl) and all(p.direction == "" for p in loc.params):
                 a = ctx.scope.lookup(loc.name)
@@ -103,7 +106,8 @@ class ControlLowering:
                     and a.kind == "action"
                     and a.name not in self.env.action_ids
                 ):
-                    lower_action(a, loc, [], ctx)
+                    with contextlib.suppress(BackendLimit):
+                        lower_action(a, loc, [], ctx)
 
     # -------------------------------------------------------------- forward pass
     def forward(self, stmts: tuple[A.Stmt, ...] | list[A.Stmt], ctx: Ctx) -> list[Any]:

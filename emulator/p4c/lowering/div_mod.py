@@ -18,7 +18,7 @@ is refused here, compiled by p4c).
 
 from __future__ import annotations
 
-from emulator.p4c.diagnostics import CompileError
+from emulator.p4c.diagnostics import BackendLimit, CompileError
 from emulator.p4c.frontend import ast as A
 from emulator.p4c.frontend import types as T
 from emulator.p4c.frontend.constfold import fold_binary
@@ -47,7 +47,7 @@ def div_mod(e: A.Binary, a: RV | Const, b: RV | Const, t: T.Bits, known: Known) 
     if isinstance(a, Const) and a.value == 0:
         return Const(0, t)
     if not (isinstance(b, Const) and b.value & (b.value - 1) == 0):
-        raise CompileError(
+        raise BackendLimit(
             e.pos,
             f"'{op}' could not be evaluated at compilation time: p4c-bm2-ss compiles '{op}' "
             "of a run-time value only by a constant power of 2",
