@@ -14,9 +14,10 @@ as it is:
 
 Conservative where p4c is cleverer: a variable assigned in an ``if`` or ``switch`` branch
 is unknown after it (p4c too: even when every branch assigns the same value); one passed
-to a call, or written through a slice or a member, is unknown from then on; action
-parameters, control-level variables and parser locals are never propagated (p4c
-propagates some of them).
+to a call, or written through a slice or a member, is unknown from then on;
+control-level variables and parser locals are never propagated (p4c propagates some of
+them). A directly called action's parameter bound to a constant argument is that constant
+(its scope binds it so), and reads of it resolve through the scope.
 """
 
 from __future__ import annotations
@@ -43,9 +44,9 @@ class Def:
 
 
 UNKNOWN = "unknown"  # a local whose value is not known at this read
-_TYPES = ("type", "errors")
 OUTER = "outer"  # not a body local, and no body local has this name: resolve as declared
 Reads = dict[int, "Def | str"]  # id(A.Name) -> reaching definition, UNKNOWN or OUTER
+_TYPES = ("type", "errors")  # ObjRef kinds an OUTER name may resolve to (enum members)
 
 
 class _Decl:
