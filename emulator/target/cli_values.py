@@ -9,7 +9,7 @@ from typing import Any
 from emulator.target.errors import CliError
 from emulator.target.tables import KeyField, lpm_mask
 
-_MAC = re.compile(r"[0-9a-fA-F]{2}(:[0-9a-fA-F]{2}){5}\Z")
+_MAC = re.compile(r"[0-9a-fA-F]{1,2}(:[0-9a-fA-F]{1,2}){5}\Z")  # 0:1:2:3:4:5 too
 _IPV4 = re.compile(r"\d{1,3}(\.\d{1,3}){3}\Z")
 
 
@@ -18,7 +18,7 @@ def parse_int(text: str, width: int, what: str) -> int:
     t = text.strip()
     try:
         if _MAC.match(t):
-            value = int(t.replace(":", ""), 16)
+            value = int("".join(f"{int(b, 16):02x}" for b in t.split(":")), 16)
         elif _IPV4.match(t):
             value = int(ipaddress.IPv4Address(t))
         elif ":" in t:

@@ -240,6 +240,7 @@ class CompiledProgram:
             data = tuple(hexint(x, f"table {name} default") for x in de.get("action_data", []))
             table.default = Entry(-1, (), 0, act, data)
             table.default_const = bool(de.get("action_const"))
+            table.default_entry_const = bool(de.get("action_entry_const"))
             table.initial_default = table.default
         for i, ent in enumerate(t.get("entries", [])):
             match = [_const_match(mk, kf) for mk, kf in zip(ent["match_key"], keys)]

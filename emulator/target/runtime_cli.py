@@ -148,8 +148,14 @@ class RuntimeCli(StateCommands):
         if len(args) < 2:
             raise CliError("usage: table_set_default <table> <action> <params>")
         table = self.table(args[0])
+        if table.profile is not None:  # as simple_switch: WRONG_TABLE_TYPE
+            raise CliError(f"table {table.name} is indirect: use table_indirect_set_default")
         action = self.action(table, args[1])
         params = [a for a in args[2:] if a != "=>"]
+        if table.default_entry_const:
+            raise CliError(
+                f"table {table.name}: the default entry is const (DEFAULT_ENTRY_IS_CONST)"
+            )
         if table.default_const and table.default and table.default.action is not action:
             raise CliError(f"table {table.name}: the default action is const")
         table.default = Entry(-1, (), 0, action, self._data(action, params))
@@ -283,8 +289,16 @@ class RuntimeCli(StateCommands):
     def cmd_act_prof_delete_member(self, args: list[str]) -> str:
         if len(args) != 2:
             raise CliError("usage: act_prof_delete_member <profile> <member handle>")
-        self.profile_of(args[0]).delete_member(self._int(args[1], "member handle"))
+        prof, h = self.profile_of(args[0]), self._int(args[1], "member handle")
+        prof.delete_member(h, self._in_use(prof, lambda r: r is prof.members.get(h)))
         return ""
+
+    def _in_use(self, prof: ActionProfile, refers: Callable[[Any], bool]) -> bool:
+        """Whether an entry (or the default) of a table using ``prof`` refers to a member or
+        group ``refers`` picks out."""
+        tables = [t for t in self.sw.tables.values() if t.profile is prof]
+        entries = [e for t in tables for e in (*t.entries.values(), t.default) if e is not None]
+        return any(e.ref is not None and refers(e.ref) for e in entries)
 
     def cmd_act_prof_modify_member(self, args: list[str]) -> str:
         if len(args) < 3:
@@ -302,7 +316,8 @@ class RuntimeCli(StateCommands):
     def cmd_act_prof_delete_group(self, args: list[str]) -> str:
         if len(args) != 2:
             raise CliError("usage: act_prof_delete_group <profile> <group handle>")
-        self.profile_of(args[0]).delete_group(self._int(args[1], "group handle"))
+        prof, h = self.profile_of(args[0]), self._int(args[1], "group handle")
+        prof.delete_group(h, self._in_use(prof, lambda r: r is prof.groups.get(h)))
         return ""
 
     def _indirect_add(self, args: list[str], group: bool) -> str:

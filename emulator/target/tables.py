@@ -83,12 +83,17 @@ class ActionProfile:
         self.members[h] = Member(h, action, data)
         return h
 
-    def delete_member(self, handle: int) -> None:
-        """Remove a member that no group uses."""
+    def delete_member(self, handle: int, used: bool = False) -> None:
+        """Remove a member that no group uses (``used``: a table entry refers to it)."""
         self.changed()
         m = self.member(handle)
         if any(m in g.members for g in self.groups.values()):
             raise CliError(f"action profile {self.name}: member {handle} is in a group")
+        if used:
+            raise CliError(
+                f"action profile {self.name}: member {handle} is used by a table "
+                "entry (MBR_STILL_USED)"
+            )
         del self.members[handle]
         self._member_handles.release(handle)
 
@@ -107,10 +112,15 @@ class ActionProfile:
         self.groups[h] = Group(h)
         return h
 
-    def delete_group(self, handle: int) -> None:
-        """Remove a group."""
+    def delete_group(self, handle: int, used: bool = False) -> None:
+        """Remove a group (``used``: a table entry refers to it, which is refused)."""
         self.changed()
         self.group(handle)
+        if used:
+            raise CliError(
+                f"action profile {self.name}: group {handle} is used by a table "
+                "entry (GRP_STILL_USED)"
+            )
         del self.groups[handle]
         self._group_handles.release(handle)
 
@@ -215,7 +225,8 @@ class Table:
         self.entries: dict[int, Entry] = {}
         self.immutable = False
         self._default: Entry | None = None
-        self.default_const = False
+        self.default_const = False  # the default's action is fixed (its data may change)
+        self.default_entry_const = False  # the whole default entry is fixed
         self.initial_default: Entry | None = None  # the JSON's default (table_reset_default)
         self.with_counters = False
         self.meter_factory: Callable[[], Meter] | None = None
@@ -377,10 +388,8 @@ class Table:
         self._unindex(e)
 
     def clear(self) -> None:
-        """Remove every entry."""
+        """Remove every entry (const entries too: simple_switch's table_clear does)."""
         self.changed()
-        if self.immutable:
-            raise CliError(f"table {self.name} has const entries and cannot be modified")
         self.entries.clear()
         self._handles = EntryHandles()  # BMv2: handles from 0 again
         self._reindex()

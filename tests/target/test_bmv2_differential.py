@@ -247,3 +247,25 @@ def test_versioned_handles_and_table_dump_match_bmv2(tmp_path):
 
     reads = ["table_dump I.t", "table_dump I.fixed"]
     compare(json_path, commands, reset_inputs(), DEFAULT_PORTS, reads, tmp_path)
+
+
+def test_cli_semantics_match_bmv2(tmp_path):
+    """table_clear of const entries, p4c's name for an inline action_profile, a MAC with
+    one-digit bytes: the same frames as simple_switch; and each command simple_switch_CLI
+    refuses (a const default entry, table_set_default on an indirect table, deleting a
+    member an entry uses) is refused by both."""
+    from emulator.errors import UserError
+    from emulator.target.reference import ReferenceSwitch
+
+    from .test_runtime_cli import CLI_COMMANDS, CLI_PROGRAM, CLI_REFUSED, cli_inputs
+
+    json_path = tmp_path / "cli.json"
+    subprocess.run(["p4c-bm2-ss", "-o", str(json_path), str(CLI_PROGRAM)], check=True, timeout=300)
+    compare(json_path, CLI_COMMANDS, cli_inputs(), DEFAULT_PORTS, [], tmp_path)
+    for n, (bad, _) in enumerate(CLI_REFUSED):
+        sw = ReferenceSwitch(json_path, tmp_path / f"refused{n}", [], [*CLI_COMMANDS, bad])
+        try:
+            with pytest.raises(UserError, match="simple_switch_CLI"):
+                sw.start()
+        finally:
+            sw.stop()

@@ -258,3 +258,40 @@ def test_entry_handles_carry_a_version_as_in_bmv2():
     assert "* eth.type            : EXACT     0008\nAction entry: I.set - 09" in dump
     s.cli("table_clear I.t")
     assert s.cli("table_add I.t I.set 1 => 2").endswith("handle 0")
+
+
+CLI_PROGRAM = Path(__file__).parent / "programs" / "cli_semantics.p4"
+#: commands simple_switch_CLI accepts on cli_semantics.p4, and frames (k, m) they affect
+CLI_COMMANDS = [
+    "table_clear I.tconst",  # const entries go too
+    "act_prof_create_member action_profile_0 I.set 0x22",  # p4c's name for the profile
+    "table_indirect_add I.tp 0x21 => 0",
+    "table_add I.tm I.set 0:1:2:3:4:5 => 0x33",  # a MAC with one-digit bytes
+]
+#: (command, what the refusal says) after CLI_COMMANDS
+CLI_REFUSED = [
+    ("table_set_default I.tc I.s7 0x66", "DEFAULT_ENTRY_IS_CONST"),
+    ("table_set_default I.tp I.set 0x44", "use table_indirect_set_default"),
+    ("act_prof_delete_member action_profile_0 0", "MBR_STILL_USED"),
+]
+
+
+def cli_inputs() -> list[tuple[int, bytes]]:
+    """Frames of cli_semantics.p4's h_t: (k, o, m)."""
+    cases = [(0x01, 0), (0x11, 0), (0x21, 0), (0x31, 0x000102030405)]
+    return [(0, bytes([k, 0]) + m.to_bytes(6, "big") + bytes(6)) for k, m in cases]
+
+
+def test_cli_semantics_as_simple_switch():
+    from emulator.p4c import compile_file
+
+    s = Switch(compile_file(CLI_PROGRAM))
+    for line in CLI_COMMANDS:
+        s.cli(line)
+    for line, why in CLI_REFUSED:
+        with pytest.raises(CliError, match=why):
+            s.cli(line)
+    outs = [f[1] for port, frame in cli_inputs() for _, f in s.process(port, frame)]
+    assert outs == [0x00, 0x5A, 0x22, 0x33]  # no entry, const default, member, MAC key
+    s.cli("table_indirect_delete I.tp 0")
+    s.cli("act_prof_delete_member action_profile_0 0")  # unused now

@@ -453,9 +453,13 @@ class ControlLowering:
                 e.args,
                 table_name,
             )
+            name = table_name
+            if e.func.name in ("action_profile", "action_selector"):  # p4c's names for them
+                name = f"action_profile_{self.env.anonymous_profiles}"
+                self.env.anonymous_profiles += 1
             if e.func.name == "action_selector":
                 self.env.anonymous_selectors.append(table_name)
-            return ctx.architecture(e.pos).declare_instance(ctx, inst, table_name)
+            return ctx.architecture(e.pos).declare_instance(ctx, inst, name)
         v = lower(e, ctx)
         if not isinstance(v, ObjRef) or v.kind != "extern":
             raise CompileError(e.pos, "expected an extern instance")
