@@ -115,12 +115,21 @@ class RuntimeCli(StateCommands):
             raise CliError(f"expected {nparams} action parameter(s) after '=>', got {len(rest)}")
         return match, rest, priority
 
-    def _added(self, table: Table, kind: str, match: list[Any], what: str, handle: int) -> str:
+    @staticmethod
+    def _added(table: Table, name: str, match: list[Any], what: str, handle: int) -> str:
+        """table_add's reply as simple_switch_CLI's: the table as the user named it and
+        its BMv2 match type (range above ternary above lpm above exact)."""
+        kinds = {k.match_type for k in table.keys}
+        kind = next((k for k in ("range", "ternary", "lpm") if k in kinds), "exact")
         keys = "\t".join(format_match(m, k) for m, k in zip(match, table.keys))
         return (
-            f"Adding entry to {kind} match table {table.name}\nmatch key:           {keys}\n"
+            f"Adding entry to {kind} match table {name}\nmatch key:           {keys}\n"
             f"{what}\nEntry has been added with handle {handle}"
         )
+
+    @staticmethod
+    def _runtime_data(action: ActionSpec, data: tuple[int, ...]) -> str:
+        return "\t".join(hex_bytes(v, w) for v, (_, w) in zip(data, action.params))
 
     # -- tables ----------------------------------------------------------------------------
 
@@ -135,14 +144,9 @@ class RuntimeCli(StateCommands):
         match, params, prio = self._match(table, keys, rest, len(action.params))
         data = self._data(action, params)
         handle = table.add(match, action, data, prio)
-        rd = "\t".join(hex_bytes(v, w) for v, (_, w) in zip(data, action.params))
-        return self._added(
-            table,
-            table.kind,
-            match,
-            f"action:              {action.name}\nruntime data:        {rd}",
-            handle,
-        )
+        rd = self._runtime_data(action, data)
+        what = f"action:              {args[1]}\nruntime data:        {rd}"
+        return self._added(table, args[0], match, what, handle)
 
     def cmd_table_set_default(self, args: list[str]) -> str:
         if len(args) < 2:
@@ -158,8 +162,10 @@ class RuntimeCli(StateCommands):
             )
         if table.default_const and table.default and table.default.action is not action:
             raise CliError(f"table {table.name}: the default action is const")
-        table.default = Entry(-1, (), 0, action, self._data(action, params))
-        return f"Setting default action of {table.name}\naction:              {action.name}"
+        data = self._data(action, params)
+        table.default = Entry(-1, (), 0, action, data)
+        out = f"Setting default action of {args[0]}\naction:              {args[1]}"
+        return out + (f"\nruntime data:        {self._runtime_data(action, data)}" if data else "")
 
     def cmd_table_reset_default(self, args: list[str]) -> str:
         if len(args) != 1:
@@ -331,9 +337,7 @@ class RuntimeCli(StateCommands):
         h = self._int(rest[0], "group handle" if group else "member handle")
         ref = table.profile.group(h) if group else table.profile.member(h)
         handle = table.add(match, None, (), prio, ref)
-        return self._added(
-            table, "indirect", match, f"{'group' if group else 'member'}: {h}", handle
-        )
+        return f"Adding entry to indirect match table {args[0]}\nEntry has been added with handle {handle}"
 
     def cmd_table_indirect_add(self, args: list[str]) -> str:
         return self._indirect_add(args, False)

@@ -269,3 +269,23 @@ def test_cli_semantics_match_bmv2(tmp_path):
                 sw.start()
         finally:
             sw.stop()
+
+
+def test_cli_replies_match_simple_switch_cli(tmp_path):
+    """What simple_switch_CLI prints for table_add (a range table's match type, names as
+    typed), table_set_default with data and table_indirect_add, line for line."""
+    from .test_runtime_cli import CLI_PROGRAM
+
+    json_path = tmp_path / "cli.json"
+    subprocess.run(["p4c-bm2-ss", "-o", str(json_path), str(CLI_PROGRAM)], check=True, timeout=300)
+    lines = [
+        "table_add tr set 5->15 1 => 0x62 1",
+        "table_set_default I.tm I.set 0x10",
+        "act_prof_create_member action_profile_0 I.set 0x22",
+        "table_indirect_add I.tp 0x21 => 0",
+    ]
+    real = run_reference(json_path, tmp_path / "bmv2", [], [], lines)
+    sw, _ = ours(json_path, [], [])
+    for line in lines:
+        for reply_line in sw.cli(line).splitlines():
+            assert reply_line in real.reads, (line, reply_line, real.reads)

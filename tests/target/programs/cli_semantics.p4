@@ -1,6 +1,7 @@
 /* cli_semantics.p4 -- tables for simple_switch_CLI semantics: a const default entry, an
  * indirect table with an inline action_profile (p4c names it action_profile_0), const
- * entries (table_clear removes them), a 48-bit key (MAC values). */
+ * entries (table_clear removes them), a 48-bit key (MAC values), a range key (the
+ * table's match type is range). */
 #include <core.p4>
 #include <v1model.p4>
 
@@ -38,9 +39,16 @@ control I(inout headers_t hdr, inout meta_t m, inout standard_metadata_t sm) {
         actions = { set; NoAction; }
         default_action = NoAction();
     }
+    table tr {
+        key = { hdr.h.k: range; hdr.h.o: exact; }
+        actions = { set; NoAction; }
+        default_action = NoAction();
+    }
     apply {
         sm.egress_spec = 1;
-        if (hdr.h.k < 0x10) {
+        if (hdr.h.k == 0xff) {
+            tr.apply();
+        } else if (hdr.h.k < 0x10) {
             tconst.apply();
         } else if (hdr.h.k < 0x20) {
             tc.apply();
