@@ -115,6 +115,7 @@ def test_l3_ecmp_forty_flows_match_bmv2(tmp_path):
         "truncate_copies",
         "value_set_fields",
         "concat_signed",
+        "parser_dead_stores",
     ],
 )
 @pytest.mark.parametrize("compiler", ["p4c-bm2-ss", "fabemu"])

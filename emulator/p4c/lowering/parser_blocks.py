@@ -29,6 +29,7 @@ from emulator.p4c.lowering import union_stacks
 from emulator.p4c.lowering.calls import VOID, args_of
 from emulator.p4c.lowering.context import Ctx
 from emulator.p4c.lowering.exprs import coerce, const_eval, lower, scalar
+from emulator.p4c.lowering.parser_stores import without_dead_stores
 from emulator.p4c.lowering.stmts import lower_stmt
 
 
@@ -181,7 +182,8 @@ class _ParserInliner:
                 raise CompileError(s.pos, f"state '{s.name}' cannot be redefined")
             sctx = ctx.child()
             sctx.prims = list(init_prims) if s.name == "start" else []
-            self._state(rename[s.name], list(s.stmts), s, sctx, rename, accept)
+            stmts = without_dead_stores(list(s.stmts))
+            self._state(rename[s.name], stmts, s, sctx, rename, accept)
         return rename["start"]
 
     def _state(
