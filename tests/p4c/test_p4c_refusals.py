@@ -267,3 +267,17 @@ def test_field_lists_reach_into_nested_structs() -> None:
     (fl,) = [f for f in doc["field_lists"] if f["name"] == "field_list2"]
     names = [e["value"][1].removeprefix("userMetadata.") for e in fl["elements"]]
     assert names == ["in1.x", "in2.x", "in2.y"]  # in2.x once, as p4c-bm2-ss lists it
+
+
+def test_selector_without_selector_keys_compiles() -> None:
+    """p4c only warns: the selector hashes nothing (simple_switch then picks a group's first
+    member, as the built-in target does; checked on both)."""
+    decls = (
+        "    action a(bit<8> v) { meta.color = v; }\n"
+        "    table t2 { key = { hdr.ipv4.ttl: exact; } actions = { a; }\n"
+        "        implementation = action_selector(HashAlgorithm.identity, 32w8, 32w4); }"
+    )
+    doc = compile_source(ingress_program("        t2.apply();", decls), INLINE)
+    (prof,) = doc["pipelines"][0]["action_profiles"]
+    assert prof["name"] == "action_profile_0"
+    assert prof["selector"] == {"algo": "identity", "input": []}

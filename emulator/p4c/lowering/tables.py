@@ -339,11 +339,7 @@ class TableBuilder:
             "max_size": inst.extra["size"],
         }
         env.profile_id += 1
-        if inst.extra["type"] == "action_selector":
-            if not self.selector_inputs:
-                raise CompileError(
-                    pos, f"table {self.name} uses an action_selector but has no selector keys"
-                )
+        if inst.extra["type"] == "action_selector":  # no selector keys: p4c only warns
             entry["selector"] = {"algo": inst.extra["algo"], "input": self.selector_inputs}
         profiles.append(entry)
         return inst.name
