@@ -102,10 +102,16 @@ def dump_match(spec: Any, kf: KeyField) -> str:
         value = f"{plain_hex(spec[0], w)} -> {plain_hex(spec[1], w)}"
     else:
         value = plain_hex(spec, w)
+    return f"* {key_name(kf):<20}: {mt.upper():<10}{value}"
+
+
+def key_name(kf: KeyField) -> str:
+    """A key field as simple_switch_CLI names it: its JSON target (``hdr.x`` of p4c's
+    ``hdr.x`` key is ``x``'s header and field), ``h_valid`` for ``h.isValid()``."""
     name = kf.target or kf.name
-    if mt == "valid" or name.endswith(".$valid$"):  # p4c's isValid() key: ["h", "$valid$"]
+    if kf.match_type == "valid" or name.endswith(".$valid$"):  # p4c: ["h", "$valid$"]
         name = name.removesuffix(".$valid$") + "_valid"
-    return f"* {name:<20}: {mt.upper():<10}{value}"
+    return name
 
 
 _COUNTER = re.compile(r"\((\d+) bytes, (\d+) packets\)")

@@ -13,15 +13,13 @@ from typing import TYPE_CHECKING, Any
 
 from emulator.errors import read_text
 from emulator.target.cli_values import (
-    dump_match,
     format_match,
     hex_bytes,
     parse_int,
     parse_match,
-    plain_hex,
 )
 from emulator.target.errors import CliError
-from emulator.target.handles import INDEX_MASK
+from emulator.target.runtime_cli_dump import DumpCommands
 from emulator.target.runtime_cli_state import StateCommands, resolve
 from emulator.target.tables import ActionProfile, ActionSpec, Entry, Table
 
@@ -36,7 +34,7 @@ def _split_arrow(args: list[str]) -> tuple[list[str], list[str]]:
     return args, []
 
 
-class RuntimeCli(StateCommands):
+class RuntimeCli(DumpCommands, StateCommands):
     """The command interpreter; ``run(line)`` returns the text simple_switch_CLI would print."""
 
     def __init__(self, sw: Switch) -> None:
@@ -201,32 +199,6 @@ class RuntimeCli(StateCommands):
             raise CliError("usage: table_num_entries <table>")
         return str(len(self.table(args[0]).entries))
 
-    def cmd_table_dump(self, args: list[str]) -> str:
-        if len(args) != 1:
-            raise CliError("usage: table_dump <table>")
-        t = self.table(args[0])
-        lines = ["==========", "TABLE ENTRIES"]
-        for e in sorted(t.entries.values(), key=lambda x: x.handle & INDEX_MASK):
-            lines += ["**********", f"Dumping entry {hex(e.handle)}", "Match key:"]
-            lines += [dump_match(m, k) for m, k in zip(e.match, t.keys)]
-            if t.needs_priority:
-                lines.append(f"Priority: {e.priority}")
-            lines.append(self._describe(e))
-        lines.append("==========")
-        lines.append("Dumping default entry")
-        lines.append(self._describe(t.default) if t.default else "EMPTY")
-        lines.append("==========")
-        return "\n".join(lines)
-
-    @staticmethod
-    def _describe(e: Entry) -> str:
-        if e.ref is not None:
-            kind = "Group" if hasattr(e.ref, "members") else "Member"
-            return f"Action entry: {kind} handle {e.ref.handle}"
-        if e.action is None:
-            return "Action entry: NoAction - "
-        return f"Action entry: {e.action.name} - {', '.join(plain_hex(d) for d in e.data)}"
-
     # -- action profiles / indirect tables -------------------------------------------------
 
     def profile_of(self, name: str) -> ActionProfile:
@@ -364,16 +336,3 @@ class RuntimeCli(StateCommands):
 
     def cmd_table_indirect_set_default_with_group(self, args: list[str]) -> str:
         return self._indirect_default(args, True)
-
-    def cmd_show_tables(self, args: list[str]) -> str:
-        return "\n".join(
-            f"{t.name:<30} [implementation={t.profile.name if t.profile else None}, "
-            f"mk={', '.join(f'{k.name}({k.match_type}, {k.width})' for k in t.keys)}]"
-            for t in self.sw.tables.values()
-        )
-
-    def cmd_show_actions(self, args: list[str]) -> str:
-        return "\n".join(
-            f"{a.name:<30} [{', '.join(f'{n}({w})' for n, w in a.params)}]"
-            for a in self.sw.program.actions.values()
-        )

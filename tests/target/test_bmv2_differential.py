@@ -290,3 +290,44 @@ def test_cli_replies_match_simple_switch_cli(tmp_path):
     for line in lines:
         for reply_line in sw.cli(line).splitlines():
             assert reply_line in real.reads, (line, reply_line, real.reads)
+
+
+def test_read_only_cli_commands_match_simple_switch_cli(tmp_path):
+    """meter_get_rates (indexed and direct), table_dump_entry, table_dump_entry_from_key,
+    table_info, table_show_actions and act_prof_dump_member: the built-in CLI's reply is
+    simple_switch_CLI's, line for line."""
+    from .test_runtime_cli import CLI_PROGRAM
+
+    replies = []
+    for p4, commands, reads in (
+        (
+            CORPUS / "counters_meters.p4",
+            [
+                "table_add MyIngress.fwd MyIngress.forward 0x01 => 2",
+                "meter_set_rates MyIngress.port_meter 3 0.0001:2 0.0005:4",
+                "meter_set_rates MyIngress.fwd_meter 0 0.25:1500 0.5:3000",
+            ],
+            [
+                "meter_get_rates MyIngress.port_meter 3",
+                "meter_get_rates MyIngress.fwd_meter 0",
+                "table_dump_entry MyIngress.fwd 0",
+                "table_dump_entry_from_key MyIngress.fwd 0x01",
+                "table_info MyIngress.fwd",
+                "table_show_actions MyIngress.fwd",
+            ],
+        ),
+        (
+            CLI_PROGRAM,
+            ["act_prof_create_member action_profile_0 I.set 0x22"],
+            ["act_prof_dump_member action_profile_0 0"],
+        ),
+    ):
+        json_path = tmp_path / f"{p4.stem}.json"
+        subprocess.run(["p4c-bm2-ss", "-o", str(json_path), str(p4)], check=True, timeout=300)
+        real = run_reference(json_path, tmp_path / p4.stem, [], commands, reads)
+        sw, _ = ours(json_path, commands, [])
+        replies += [(line, sw.cli(line), real.reads) for line in reads]
+    for line, mine, real_text in replies:
+        assert mine, line
+        for reply_line in mine.splitlines():
+            assert reply_line in real_text, (line, reply_line, real_text)

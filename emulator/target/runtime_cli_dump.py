@@ -1,0 +1,130 @@
+"""simple_switch_CLI's read-only commands: dumps of tables, entries, members and meter
+rates, table and action listings (mixed into :class:`RuntimeCli`), printed as
+simple_switch_CLI 1.15 prints them."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from emulator.target.cli_values import dump_match, key_name, plain_hex
+from emulator.target.errors import CliError
+from emulator.target.handles import INDEX_MASK
+from emulator.target.runtime_cli_state import resolve
+from emulator.target.tables import ActionProfile, ActionSpec, Entry, Table
+
+if TYPE_CHECKING:
+    from emulator.target.switch import Switch
+
+
+class DumpCommands:
+    """Command handlers (``cmd_<name>``) that only read the switch."""
+
+    sw: Switch
+
+    if TYPE_CHECKING:  # RuntimeCli's
+
+        def table(self, name: str) -> Table: ...
+
+        def profile_of(self, name: str) -> ActionProfile: ...
+
+        def _match(
+            self, table: Table, keys: list[str], rest: list[str], nparams: int
+        ) -> tuple[list[Any], list[str], int]: ...
+
+    def cmd_table_dump(self, args: list[str]) -> str:
+        if len(args) != 1:
+            raise CliError("usage: table_dump <table>")
+        t = self.table(args[0])
+        lines = ["==========", "TABLE ENTRIES"]
+        for e in sorted(t.entries.values(), key=lambda x: x.handle & INDEX_MASK):
+            lines += ["**********", *self._entry_lines(t, e)]
+        lines.append("==========")
+        lines.append("Dumping default entry")
+        lines.append(self._describe(t.default) if t.default else "EMPTY")
+        lines.append("==========")
+        return "\n".join(lines)
+
+    def _entry_lines(self, t: Table, e: Entry) -> list[str]:
+        lines = [f"Dumping entry {hex(e.handle)}", "Match key:"]
+        lines += [dump_match(m, k) for m, k in zip(e.match, t.keys)]
+        if t.needs_priority:
+            lines.append(f"Priority: {e.priority}")
+        return [*lines, self._describe(e)]
+
+    def cmd_table_dump_entry(self, args: list[str]) -> str:
+        if len(args) != 2:
+            raise CliError("usage: table_dump_entry <table> <entry handle>")
+        t = self.table(args[0])
+        return "\n".join(self._entry_lines(t, t.entry(self._handle(args[1]))))
+
+    def cmd_table_dump_entry_from_key(self, args: list[str]) -> str:
+        if len(args) < 2:
+            raise CliError("usage: table_dump_entry_from_key <table> <match fields> [priority]")
+        t = self.table(args[0])
+        match, _, prio = self._match(t, args[1 : 1 + len(t.keys)], args[1 + len(t.keys) :], 0)
+        for e in t.entries.values():
+            if list(e.match) == match and e.priority == prio:
+                return "\n".join(self._entry_lines(t, e))
+        raise CliError(f"table {t.name}: no entry with this key")
+
+    @staticmethod
+    def _handle(text: str) -> int:
+        try:
+            return int(text, 0)
+        except ValueError:
+            raise CliError(f"invalid entry handle {text!r}") from None
+
+    @staticmethod
+    def _describe(e: Entry) -> str:
+        if e.ref is not None:
+            kind = "Group" if hasattr(e.ref, "members") else "Member"
+            return f"Action entry: {kind} handle {e.ref.handle}"
+        if e.action is None:
+            return "Action entry: NoAction - "
+        return f"Action entry: {e.action.name} - {', '.join(plain_hex(d) for d in e.data)}"
+
+    def cmd_act_prof_dump_member(self, args: list[str]) -> str:
+        if len(args) != 2:
+            raise CliError("usage: act_prof_dump_member <action profile> <member handle>")
+        m = self.profile_of(args[0]).member(self._handle(args[1]))
+        data = ", ".join(plain_hex(d) for d in m.data)
+        return f"Dumping member {m.handle}\nAction entry: {m.action.name} - {data}"
+
+    def cmd_meter_get_rates(self, args: list[str]) -> str:
+        if len(args) != 2:
+            raise CliError("usage: meter_get_rates <meter> <index>")
+        prog = self.sw.program
+        arr = resolve(prog.meters, args[0], "meter")
+        i = self._handle(args[1])
+        bound = prog.direct_meters.get(arr.name, {}).get("binding")
+        meter = self.sw.tables[str(bound)].entry(i).meter if bound else arr.meter(i)
+        rates = list(reversed(meter.rates)) if meter is not None else []  # lowest first
+        return "\n".join(
+            f"{n}: info rate = {r.rate}, burst size = {r.burst}" for n, r in enumerate(rates)
+        )
+
+    def cmd_table_info(self, args: list[str]) -> str:
+        if len(args) != 1:
+            raise CliError("usage: table_info <table>")
+        t = self.table(args[0])
+        return "\n".join([_table_line(t), "*" * 80, self.cmd_table_show_actions(args)])
+
+    def cmd_table_show_actions(self, args: list[str]) -> str:
+        if len(args) != 1:
+            raise CliError("usage: table_show_actions <table>")
+        return "\n".join(_action_line(a) for a in self.table(args[0]).actions.values())
+
+    def cmd_show_tables(self, args: list[str]) -> str:
+        return "\n".join(_table_line(t) for t in self.sw.tables.values())
+
+    def cmd_show_actions(self, args: list[str]) -> str:
+        return "\n".join(_action_line(a) for a in self.sw.program.actions.values())
+
+
+def _table_line(t: Table) -> str:
+    keys = ", ".join(f"{key_name(k)}({k.match_type}, {k.width})" for k in t.keys)
+    return f"{t.name:<30} [implementation={t.profile.name if t.profile else None}, mk={keys}]"
+
+
+def _action_line(a: ActionSpec) -> str:
+    return f"{a.name:<30} [{', '.join(f'{n}({w})' for n, w in a.params)}]"
