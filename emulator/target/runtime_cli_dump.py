@@ -1,15 +1,14 @@
-"""simple_switch_CLI's read-only commands: dumps of tables, entries, members and meter
-rates, table and action listings (mixed into :class:`RuntimeCli`), printed as
+"""simple_switch_CLI's read-only commands on tables and profiles: dumps of tables, entries
+and members, table and action listings (mixed into :class:`RuntimeCli`), printed as
 simple_switch_CLI 1.15 prints them."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from emulator.target.cli_values import dump_match, key_name, plain_hex
+from emulator.target.cli_values import dump_match, key_name, parse_int, plain_hex
 from emulator.target.errors import CliError
 from emulator.target.handles import INDEX_MASK
-from emulator.target.runtime_cli_state import resolve
 from emulator.target.tables import ActionProfile, ActionSpec, Entry, Table
 
 if TYPE_CHECKING:
@@ -55,7 +54,7 @@ class DumpCommands:
         if len(args) != 2:
             raise CliError("usage: table_dump_entry <table> <entry handle>")
         t = self.table(args[0])
-        return "\n".join(self._entry_lines(t, t.entry(self._handle(args[1]))))
+        return "\n".join(self._entry_lines(t, t.entry(parse_int(args[1], 0, "entry handle"))))
 
     def cmd_table_dump_entry_from_key(self, args: list[str]) -> str:
         if len(args) < 2:
@@ -66,13 +65,6 @@ class DumpCommands:
             if list(e.match) == match and e.priority == prio:
                 return "\n".join(self._entry_lines(t, e))
         raise CliError(f"table {t.name}: no entry with this key")
-
-    @staticmethod
-    def _handle(text: str) -> int:
-        try:
-            return int(text, 0)
-        except ValueError:
-            raise CliError(f"invalid entry handle {text!r}") from None
 
     @staticmethod
     def _describe(e: Entry) -> str:
@@ -86,22 +78,9 @@ class DumpCommands:
     def cmd_act_prof_dump_member(self, args: list[str]) -> str:
         if len(args) != 2:
             raise CliError("usage: act_prof_dump_member <action profile> <member handle>")
-        m = self.profile_of(args[0]).member(self._handle(args[1]))
+        m = self.profile_of(args[0]).member(parse_int(args[1], 0, "member handle"))
         data = ", ".join(plain_hex(d) for d in m.data)
         return f"Dumping member {m.handle}\nAction entry: {m.action.name} - {data}"
-
-    def cmd_meter_get_rates(self, args: list[str]) -> str:
-        if len(args) != 2:
-            raise CliError("usage: meter_get_rates <meter> <index>")
-        prog = self.sw.program
-        arr = resolve(prog.meters, args[0], "meter")
-        i = self._handle(args[1])
-        bound = prog.direct_meters.get(arr.name, {}).get("binding")
-        meter = self.sw.tables[str(bound)].entry(i).meter if bound else arr.meter(i)
-        rates = list(reversed(meter.rates)) if meter is not None else []  # lowest first
-        return "\n".join(
-            f"{n}: info rate = {r.rate}, burst size = {r.burst}" for n, r in enumerate(rates)
-        )
 
     def cmd_table_info(self, args: list[str]) -> str:
         if len(args) != 1:

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 from emulator.target import hashes
 from emulator.target.cli_values import format_counter, parse_int
 from emulator.target.errors import CliError
+from emulator.target.externs import Meter, MeterArray
 from emulator.target.tables import Table
 
 if TYPE_CHECKING:
@@ -269,26 +270,30 @@ class StateCommands:
             raise CliError("usage: meter_set_rates <name> <index> <rate>:<burst> ...")
         arr = resolve(self.sw.program.meters, args[0], "meter")
         i, rates = self._int(args[1], "index"), self._rates(args[2:])
-        bound = [
-            t
-            for t in self.sw.tables.values()
-            if t.meter_factory
-            and arr.name in self.sw.program.direct_meters
-            and self._bound(arr.name) == t.name
-        ]
-        if bound:
-            e = bound[0].entry(i)
-            if e.meter is None:
-                raise CliError(f"table entry {i} has no meter")
-            if len(rates) != arr.rate_count:
-                raise CliError(f"meter {arr.name} needs {arr.rate_count} rates")
-            e.meter.set_rates(rates)
-        else:
-            arr.set_rates(rates, i)
+        meter = self._meter_at(arr, i)
+        if len(rates) != arr.rate_count:
+            raise CliError(f"meter {arr.name} needs {arr.rate_count} rates, got {len(rates)}")
+        meter.set_rates(rates)
         return ""
 
-    def _bound(self, meter: str) -> str:
-        return str(self.sw.program.direct_meters[meter].get("binding"))
+    def cmd_meter_get_rates(self, args: list[str]) -> str:
+        if len(args) != 2:
+            raise CliError("usage: meter_get_rates <meter> <index>")
+        arr = resolve(self.sw.program.meters, args[0], "meter")
+        rates = reversed(self._meter_at(arr, self._int(args[1], "index")).rates)  # lowest first
+        return "\n".join(
+            f"{n}: info rate = {r.rate}, burst size = {r.burst}" for n, r in enumerate(rates)
+        )
+
+    def _meter_at(self, arr: MeterArray, i: int) -> Meter:
+        """Meter ``i`` of ``arr``; of a direct meter, the meter of table entry ``i``."""
+        table = self.sw.program.direct_meters.get(arr.name, {}).get("binding")
+        if table is None:
+            return arr.meter(i)
+        meter = self.sw.tables[str(table)].entry(i).meter
+        if meter is None:
+            raise CliError(f"table entry {i} has no meter")
+        return meter
 
     # -- traffic manager, hashes, value sets -----------------------------------------------
 

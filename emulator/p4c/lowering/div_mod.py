@@ -11,7 +11,7 @@ compilation time". fabemu refuses the same expressions at ``file:line:col``::
     hdr.h.a % 0     refused (modulo by zero; so is hdr.h.a % 256 of a bit<8>)
     17 % 5          folded before this is reached (both operands constant)
 
-Values of local variables are seen first (``const_flow.known_const``: ``bit<8> x = 10;
+Values of local variables are seen first (``const_flow.Known``: ``bit<8> x = 10;
 x % 7`` is 3, as on p4c); nothing is strength-reduced around the operator (``(a * 0) % 7``
 is refused here, compiled by p4c).
 """
@@ -35,10 +35,7 @@ def div_mod(e: A.Binary, a: RV | Const, b: RV | Const, t: T.Bits, known: Known) 
     if not isinstance(b, Const) and (kb := known.const(e.right, t)) is not None:
         b = kb
     if isinstance(a, Const) and isinstance(b, Const):
-        r = fold_binary(op, a.value, b.value, t)
-        if r is None:
-            raise CompileError(e.pos, "division by zero")
-        return Const(r, t)
+        return fold_consts(e, a, b, t)
     if t.signed:
         raise CompileError(e.pos, f"'{op}' is not supported on signed values")
     if isinstance(b, Const) and b.value == 0:
@@ -53,3 +50,11 @@ def div_mod(e: A.Binary, a: RV | Const, b: RV | Const, t: T.Bits, known: Known) 
             "of a run-time value only by a constant power of 2",
         )
     return RV(expr_json(op, to_data(a), to_data(b)), t)
+
+
+def fold_consts(e: A.Binary, a: Const, b: Const, t: T.Type) -> Const:
+    """``a op b`` (``e.op``, any arithmetic operator) folded in type ``t``."""
+    r = fold_binary(e.op, a.value, b.value, t)
+    if r is None:
+        raise CompileError(e.pos, "division by zero")
+    return Const(r, t)

@@ -7,7 +7,7 @@ from typing import Any
 from emulator.p4c.diagnostics import CompileError, Pos
 from emulator.p4c.frontend import ast as A
 from emulator.p4c.frontend import types as T
-from emulator.p4c.frontend.constfold import fold_binary, fold_compare, untyped_literal, wrap
+from emulator.p4c.frontend.constfold import fold_compare, untyped_literal, wrap
 from emulator.p4c.frontend.decls import resolve_type
 from emulator.p4c.frontend.env import Env
 from emulator.p4c.frontend.types import SIZE_METHODS
@@ -32,7 +32,7 @@ from emulator.p4c.lowering import union_stacks
 from emulator.p4c.lowering.concat import concat
 from emulator.p4c.lowering.const_flow import Known
 from emulator.p4c.lowering.context import Ctx
-from emulator.p4c.lowering.div_mod import div_mod
+from emulator.p4c.lowering.div_mod import div_mod, fold_consts
 from emulator.p4c.lowering.header_ops import aggregate_equality
 from emulator.p4c.lowering.shifts import masked, shift
 
@@ -438,10 +438,7 @@ def binary(e: A.Binary, ctx: Ctx, expected: T.Type | None) -> Value:
         if not isinstance(t, T.Bits | T.InfInt):
             raise CompileError(e.pos, f"'{op}' needs integer operands, found {t.show()}")
         if isinstance(a, Const) and isinstance(b, Const):
-            r = fold_binary(op, a.value, b.value, t)
-            if r is None:
-                raise CompileError(e.pos, "division by zero")
-            return Const(r, t)
+            return fold_consts(e, a, b, t)
         if isinstance(t, T.InfInt):
             raise CompileError(e.pos, "untyped constant in a run-time expression; give it a width")
         if op in ("/", "%"):  # as p4c: with what is known of local variables
