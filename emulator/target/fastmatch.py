@@ -182,7 +182,7 @@ class FastTables:
         """Names of the nodes that may follow ``table`` now (EXIT: an action-less entry)."""
         found: set[str | None] = set()
         if table.default is None:
-            found.add(miss if table.hit_miss else None)
+            found.add(miss)  # __MISS__, or base_default_next
         for e, fixed in [(table.default, miss), *((e, hit) for e in table.entries.values())]:
             for action in _actions(e):
                 if action is None:
@@ -361,7 +361,7 @@ class FastTables:
             self.ns[f"{r}_m"] = (
                 self.ns[PREFIX + "go"],
                 (),
-                self._get(miss if table.hit_miss else None),
+                self._get(miss),
             )
         else:
             self.ns[f"{r}_m"] = self._result(d, miss if table.hit_miss else None, by_action, table)

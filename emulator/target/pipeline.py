@@ -54,7 +54,10 @@ class CompiledProgram:
     ) -> None:
         self.layout = layout = Layout(doc)
         self.cg = cg = CodeGen(layout)
-        self.value_sets: dict[str, set[int]] = {}
+        self.value_set_widths: dict[str, int] = {
+            str(v["name"]): int(v["compressed_bitwidth"]) for v in doc.get("parse_vsets", [])
+        }
+        self.value_sets: dict[str, set[int]] = {n: set() for n in self.value_set_widths}
         cg.ns["_vsets"] = self.value_sets
         self._build_stateful(doc, clock_us)
         deparsers = doc.get("deparsers", [])
@@ -262,6 +265,7 @@ class CompiledProgram:
             if act is not None:
                 table.next_by_action[act.id] = self.cg.ns.get(ref(nxt))
         base = t.get("base_default_next")
+        table.next_miss = self.cg.ns.get(ref(base))  # a miss with no default entry
         if base is not None:
             for act in table.actions.values():
                 table.next_by_action.setdefault(act.id, self.cg.ns.get(ref(base)))

@@ -21,7 +21,7 @@ from emulator.target.cli_values import (
 from emulator.target.errors import CliError
 from emulator.target.runtime_cli_dump import DumpCommands
 from emulator.target.runtime_cli_state import StateCommands, resolve
-from emulator.target.tables import ActionProfile, ActionSpec, Entry, Table
+from emulator.target.tables import ActionProfile, ActionSpec, Entry, Group, Table
 
 if TYPE_CHECKING:
     from emulator.target.switch import Switch
@@ -308,6 +308,8 @@ class RuntimeCli(DumpCommands, StateCommands):
         match, rest, prio = self._match(table, keys, rest, 1)
         h = self._int(rest[0], "group handle" if group else "member handle")
         ref = table.profile.group(h) if group else table.profile.member(h)
+        if isinstance(ref, Group) and not ref.members:  # as simple_switch (a default may)
+            raise CliError(f"table {table.name}: group {h} is empty (EMPTY_GRP)")
         handle = table.add(match, None, (), prio, ref)
         return f"Adding entry to indirect match table {args[0]}\nEntry has been added with handle {handle}"
 

@@ -340,18 +340,36 @@ class StateCommands:
     def cmd_set_crc32_parameters(self, args: list[str]) -> str:
         return self._set_crc(args, 32)
 
-    def cmd_pvs_add(self, args: list[str]) -> str:
+    def value_set(self, name: str) -> str:
+        """A parser value set's JSON name, which must be typed in full: simple_switch_CLI
+        resolves a suffix but sends the name as typed, which simple_switch refuses."""
+        widths = self.sw.program.value_set_widths
+        if name not in widths:
+            full = resolve(dict(zip(widths, widths)), name, "parser value set")
+            raise CliError(
+                f"parser value set '{name}': give its full name '{full}' (INVALID_PARSE_VSET_NAME)"
+            )
+        return name
+
+    def _pvs_value(self, args: list[str], usage: str) -> tuple[set[int], int]:
         if len(args) != 2:
-            raise CliError("usage: pvs_add <value set> <value>")
-        resolve(self.sw.program.value_sets, args[0], "parser value set").add(
-            self._int(args[1], "value")
-        )
+            raise CliError(f"usage: {usage} <value set> <value>")
+        name = self.value_set(args[0])
+        width = self.sw.program.value_set_widths[name]
+        return self.sw.program.value_sets[name], self._int(args[1], "value", width)
+
+    def cmd_pvs_add(self, args: list[str]) -> str:
+        values, v = self._pvs_value(args, "pvs_add")
+        values.add(v)  # as BMv2: adding a value twice is no error
         return ""
 
     def cmd_pvs_remove(self, args: list[str]) -> str:
-        if len(args) != 2:
-            raise CliError("usage: pvs_remove <value set> <value>")
-        resolve(self.sw.program.value_sets, args[0], "parser value set").discard(
-            self._int(args[1], "value")
-        )
+        values, v = self._pvs_value(args, "pvs_remove")
+        values.discard(v)  # as BMv2: removing an absent value is no error
+        return ""
+
+    def cmd_pvs_clear(self, args: list[str]) -> str:
+        if len(args) != 1:
+            raise CliError("usage: pvs_clear <value set>")
+        self.sw.program.value_sets[self.value_set(args[0])].clear()
         return ""

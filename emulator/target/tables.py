@@ -235,6 +235,8 @@ class Table:
         self.clock_us: Callable[[], float] = lambda: 0.0
         self.next_by_action: dict[int, Any] = {}
         self.next_hit: Any = None
+        #: __MISS__'s node, or (not hit_miss) base_default_next: where a miss with no
+        #: default entry goes on, as BMv2 (an indirect table has none until one is set)
         self.next_miss: Any = None
         self.hit_miss = False
         self.empty_group_misses = 0
@@ -441,7 +443,7 @@ class Table:
         if e is None:
             e = self._default
             if e is None:
-                return self.next_miss if self.hit_miss else None
+                return self.next_miss
         else:
             if self.with_counters:
                 e.packets += 1
@@ -461,7 +463,7 @@ class Table:
                 self.observer("empty_group", self, e, 0)
             d = self._default
             if d is None or d is e or (isinstance(d.ref, Group) and not d.ref.members):
-                return self.next_miss if self.hit_miss else None
+                return self.next_miss
             hit, ref, action, data = False, d.ref, d.action, d.data
         if ref is not None:
             if isinstance(ref, Group):

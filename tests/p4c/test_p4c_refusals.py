@@ -281,3 +281,29 @@ def test_selector_without_selector_keys_compiles() -> None:
     (prof,) = doc["pipelines"][0]["action_profiles"]
     assert prof["name"] == "action_profile_0"
     assert prof["selector"] == {"algo": "identity", "input": []}
+
+
+@pytest.mark.parametrize(
+    "body,order",
+    [
+        ("t1.apply(); t2.apply(); t3.apply();", ["t1", "t2", "t3"]),
+        ("t3.apply(); t1.apply(); t2.apply();", ["t3", "t1", "t2"]),
+        ("if (!t2.apply().hit) { t1.apply(); } else { t3.apply(); }", ["t2", "t3", "t1"]),
+        (
+            "switch (t3.apply().action_run) { a: { t2.apply(); } default: { t1.apply(); } }",
+            ["t3", "t2", "t1"],
+        ),
+    ],
+)
+def test_inline_profiles_are_numbered_in_apply_order(body: str, order: list[str]) -> None:
+    """``implementation = action_profile(..)`` written in a table is ``action_profile_N``,
+    N counted in apply order, a hit branch before a miss branch, as p4c-bm2-ss names them
+    (checked on it): CLI scripts name profiles so."""
+    decls = "    action a(bit<8> v) { meta.color = v; }\n" + "".join(
+        f"    table t{i} {{ key = {{ hdr.ipv4.ttl: exact; }} actions = {{ a; NoAction; }}\n"
+        f"        implementation = action_profile(32w4); }}\n"
+        for i in (1, 2, 3)
+    )
+    doc = compile_source(ingress_program("        " + body, decls), INLINE)
+    names = {t["name"]: t.get("action_profile") for t in doc["pipelines"][0]["tables"]}
+    assert [names[f"MyIngress.{t}"] for t in order] == [f"action_profile_{i}" for i in range(3)]

@@ -86,13 +86,17 @@ def test_modify_member_and_indirect_delete_as_simple_switch_cli():
 
 
 def test_empty_group_is_a_miss_and_defaults():
+    """A group emptied while an entry uses it: a miss here (simple_switch accepts the
+    commands, then forwards nothing more once a packet selects from the empty group)."""
     sw = Switch(str(PROGRAM), tm=FifoTM(lambda: 0))
+    sw.cli("act_prof_create_member ecmp_sel set_nhop 00:00:00:00:00:09 9")
     sw.cli("act_prof_create_group ecmp_sel")
+    sw.cli("act_prof_add_member_to_group ecmp_sel 0 0")
     sw.cli("table_indirect_add_with_group ecmp 10.0.0.0/8 => 0")
+    sw.cli("act_prof_remove_member_from_group ecmp_sel 0 0")
     [(port, _)] = sw.process(1, ipv4_udp())  # miss, no default: egress_spec unset -> port 0
     assert port == 0
     assert sw.tables["MyIngress.ecmp"].empty_group_misses == 1
-    sw.cli("act_prof_create_member ecmp_sel set_nhop 00:00:00:00:00:09 9")
     sw.cli("table_indirect_set_default ecmp 0")
     [(port, _)] = sw.process(1, ipv4_udp(dst=0x0C000001))
     assert port == 9

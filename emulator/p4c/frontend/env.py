@@ -98,7 +98,8 @@ class Env:
         self.field_aliases: list[Any] = []
         self.counter_units: dict[str, str] = {}  # for P4Info
         self.action_scopes: dict[str, dict[str, str]] = {}  # table -> action -> scope, P4Info
-        self.anonymous_profiles = 0  # implementations written in a table: action_profile_N
+        #: implementations written in a table: the table's name -> action_profile_N
+        self.anonymous_profile_names: dict[str, str] = {}
         self.anonymous_selectors: list[
             str
         ] = []  # tables with `implementation = action_selector(...)`

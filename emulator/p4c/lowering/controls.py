@@ -90,9 +90,25 @@ class ControlLowering:
         if ctx.prims:
             ir.append(("prims", ctx.prims, decl.pos))
         ir.extend(self.forward(decl.body.stmts, ctx))
+        self._name_profiles(ir)
         self.pipeline["init_table"] = self.build(ir, None, None)
         self._check_unused_actions(decl, ctx)
         return self.pipeline
+
+    def _name_profiles(self, ir: list[Any]) -> None:
+        """Name the profiles written in tables' ``implementation`` action_profile_0, 1, ...
+        in apply order, as p4c does (the backward build meets the tables last to first)."""
+        names = self.env.anonymous_profile_names
+        for t in tables_in(ir):
+            ip = t.decl.prop("implementation")
+            e = ip.value if ip is not None else None
+            if (
+                isinstance(e, A.Call)
+                and isinstance(e.func, A.Name)
+                and e.func.name in ("action_profile", "action_selector")
+                and t.name not in names
+            ):
+                names[t.name] = f"action_profile_{len(names)}"
 
     def _check_unused_actions(self, decl: A.ControlDecl, ctx: Ctx) -> None:
         """Type-check actions no table uses (p4c checks every declaration). One holding code
@@ -455,8 +471,7 @@ class ControlLowering:
             )
             name = table_name
             if e.func.name in ("action_profile", "action_selector"):  # p4c's names for them
-                name = f"action_profile_{self.env.anonymous_profiles}"
-                self.env.anonymous_profiles += 1
+                name = self.env.anonymous_profile_names[table_name]
             if e.func.name == "action_selector":
                 self.env.anonymous_selectors.append(table_name)
             return ctx.architecture(e.pos).declare_instance(ctx, inst, name)
