@@ -241,6 +241,7 @@ class Parser:
                 terms.append(f"({src} << {shift})" if shift else src)
             body.append(f"k = {' | '.join(terms)}")
         raw: list[tuple[str | list[int] | None, str]] = []  # a list: plain values, one test
+        default: str | None = None
         for t in s.get("transitions", []):
             nxt = t.get("next_state")
             target = "None" if nxt is None else names.get(str(nxt))
@@ -249,9 +250,9 @@ class Parser:
             ttype = t.get("type") or (
                 "default" if t.get("value") in (None, "default") else "hexstr"
             )
-            if ttype == "default" or not parts:
-                raw.append((None, target))  # as BMv2: no case matches and no default ->
-                break  # accept, no error (case_lines ends with ``return None``)
+            if ttype == "default" or not parts:  # as BMv2: one default per state, the last
+                default = target  # given, tried after every value case (p4c makes a
+                continue  # ``_`` or ``&&& 0`` case a default wherever it stands)
             mask = hexint(t["mask"], "mask") if t.get("mask") is not None else None
             if ttype == "hexstr" and mask is None:
                 value = hexint(t["value"], "transition value")
@@ -274,6 +275,8 @@ class Parser:
             else:
                 raise ProgramError(f"unsupported transition type {ttype!r}")
             raw.append((cond, target))
+        if default is not None:  # else no case matching means accept, no error, as BMv2
+            raw.append((None, default))  # (case_lines ends with ``return None``)
         cases = [(self._values(c) if isinstance(c, list) else c, t) for c, t in raw]
         return body, cases
 

@@ -251,6 +251,8 @@ class CompiledProgram:
             data = tuple(hexint(x, f"table {name} entry") for x in ae.get("action_data", []))
             table.add(match, self._action(ae["action_id"]), data, int(ent.get("priority", i)))
         table.immutable = bool(t.get("entries"))
+        if "max_size" in t:  # as BMv2, after the const entries
+            table.max_size = int(t["max_size"])
         return table
 
     def _link(self, table: Table, t: dict[str, Any], ref: Callable[[Any], str]) -> None:

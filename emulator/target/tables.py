@@ -224,6 +224,7 @@ class Table:
         self.lpm_index = next((i for i, k in enumerate(keys) if k.match_type == "lpm"), -1)
         self.entries: dict[int, Entry] = {}
         self.immutable = False
+        self.max_size: int | None = None  # the JSON's max_size: more entries is TABLE_FULL
         self._default: Entry | None = None
         self.default_const = False  # the default's action is fixed (its data may change)
         self.default_entry_const = False  # the whole default entry is fixed
@@ -275,6 +276,8 @@ class Table:
         self.changed()
         if self.immutable:
             raise CliError(f"table {self.name} has const entries and cannot be modified")
+        if self.max_size is not None and len(self.entries) >= self.max_size:
+            raise CliError(f"table {self.name} is full: size {self.max_size} (TABLE_FULL)")
         match_t = tuple(match)
         dup = self._find(match_t, priority)
         if dup is not None:

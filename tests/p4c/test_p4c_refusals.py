@@ -156,6 +156,38 @@ INLINE = str(PROGRAMS / "inline.p4")
             "hdr.ipv4.ttl);",
             "'++' of int<8> and bit<8>: cannot cast bit<8> to int<16> (give both one signedness)",
         ),
+        (  # p4c: hdr.ipv4.ttl + 1: Complex key expression requires a @name annotation
+            "    action a() { }\n"
+            "    table t2 { key = { hdr.ipv4.ttl + 1: exact; } actions = { a; } }",
+            "        t2.apply();",
+            "hdr.ipv4.ttl + 1: exact",
+            "hdr.ipv4.ttl + 1: Complex key expression requires a @name annotation",
+        ),
+        (  # ... for the innermost part p4c cannot name: the cast inside the slice
+            "    action a() { }\n"
+            "    table t2 { key = { ((bit<16>)hdr.ipv4.ttl)[9:2]: exact; } actions = { a; } }",
+            "        t2.apply();",
+            "(bit<16>)hdr.ipv4.ttl)[9:2]",
+            "(bit<16>)hdr.ipv4.ttl: Complex key expression requires a @name annotation",
+        ),
+        (  # p4c-bm2-ss: shift amount limited to 8 bits on this target
+            "",
+            "        hdr.ipv4.ttl = hdr.ipv4.ttl << hdr.ipv4.totalLen;",
+            "hdr.ipv4.ttl << ",
+            "hdr.ipv4.ttl << hdr.ipv4.totalLen: shift amount limited to 8 bits on this target",
+        ),
+        (  # p4c: -7 / 2: Division is not defined for negative numbers
+            "    const int<8> s = -7;",
+            "        meta.color = (bit<8>)(s / 2);",
+            "s / 2",
+            "-7 / 2: Division is not defined for negative numbers",
+        ),
+        (  # p4c: -7 % 2: Modulo is not defined for negative numbers
+            "    const int<8> s = -7;",
+            "        meta.color = (bit<8>)(s % 2);",
+            "s % 2",
+            "-7 % 2: Modulo is not defined for negative numbers",
+        ),
     ],
 )
 def test_refused_as_p4c_refuses(decls: str, body: str, fragment: str, message: str) -> None:
@@ -170,15 +202,32 @@ def test_refused_as_p4c_refuses(decls: str, body: str, fragment: str, message: s
 
 def test_accepted_neighbours_still_compile() -> None:
     """What p4c accepts next to each refusal: (bit<1>) of a bool, a constant bool cast,
-    one typed arm of ?:, the deprecated-free mark_to_drop, a slice of a bit<8> local."""
+    one typed arm of ?:, the deprecated-free mark_to_drop, a slice of a bit<8> local, a
+    shift by a bit<8> amount, keys p4c can name (slices, ``&``, constant stack indices,
+    ``isValid()``) and a complex key with ``@name``."""
     body = (
         "        meta.keep = (bit<8>)true;\n"
         "        hdr.ipv4.flags = (bit<3>)(bit<1>)(hdr.ipv4.ttl > 5);\n"
         "        hdr.ipv4.ttl = hdr.ipv4.ttl == 1 ? 8w3 : 4;\n"
         "        mark_to_drop(std);\n"
-        "        bit<8> s = 0;\n        s[7:4] = 4w8;\n        meta.color = s;"
+        "        bit<8> s = 0;\n        s[7:4] = 4w8;\n        meta.color = s;\n"
+        "        hdr.ipv4.totalLen = hdr.ipv4.totalLen << hdr.ipv4.ttl;\n"
+        "        t2.apply();"
     )
-    assert compile_source(ingress_program(body), INLINE)["actions"]
+    decls = (
+        "    action a() { }\n"
+        "    table t2 { key = { hdr.ipv4.ttl[7:4]: exact; hdr.ipv4.ttl & 0x0f: exact;\n"
+        '        hdr.ipv4.isValid(): exact; hdr.ipv4.ttl + 1: exact @name("plus"); }\n'
+        "        actions = { a; } }"
+    )
+    doc = compile_source(ingress_program(body, decls), INLINE)
+    (t2,) = [t for t in doc["pipelines"][0]["tables"] if t["name"] == "MyIngress.t2"]
+    assert [k["name"] for k in t2["key"]] == [
+        "hdr.ipv4.ttl[7:4]",
+        "hdr.ipv4.ttl & 0xf",
+        "hdr.ipv4.$valid$",
+        "plus",
+    ]  # fmt: skip: the names p4c-bm2-ss gives (a constant keeps its base, not its zeros)
 
 
 @pytest.mark.parametrize(

@@ -117,6 +117,8 @@ def test_l3_ecmp_forty_flows_match_bmv2(tmp_path):
         "value_set_fields",
         "concat_signed",
         "parser_dead_stores",
+        "select_defaults",
+        "ctor_args",
     ],
 )
 @pytest.mark.parametrize("compiler", ["p4c-bm2-ss", "fabemu"])

@@ -267,18 +267,21 @@ CLI_COMMANDS = [
     "act_prof_create_member action_profile_0 I.set 0x22",  # p4c's name for the profile
     "table_indirect_add I.tp 0x21 => 0",
     "table_add I.tm I.set 0:1:2:3:4:5 => 0x33",  # a MAC with one-digit bytes
+    "table_add I.tsz I.set 0x40 => 0x44",
+    "table_add I.tsz I.set 0x41 => 0x45",  # size = 2: full now
 ]
 #: (command, what the refusal says) after CLI_COMMANDS
 CLI_REFUSED = [
     ("table_set_default I.tc I.s7 0x66", "DEFAULT_ENTRY_IS_CONST"),
     ("table_set_default I.tp I.set 0x44", "use table_indirect_set_default"),
     ("act_prof_delete_member action_profile_0 0", "MBR_STILL_USED"),
+    ("table_add I.tsz I.set 0x42 => 0x46", "TABLE_FULL"),
 ]
 
 
 def cli_inputs() -> list[tuple[int, bytes]]:
     """Frames of cli_semantics.p4's h_t: (k, o, m)."""
-    cases = [(0x01, 0), (0x11, 0), (0x21, 0), (0x31, 0x000102030405)]
+    cases = [(0x01, 0), (0x11, 0), (0x21, 0), (0x31, 0x000102030405), (0x41, 0), (0x42, 0)]
     return [(0, bytes([k, 0]) + m.to_bytes(6, "big") + bytes(6)) for k, m in cases]
 
 
@@ -292,6 +295,7 @@ def test_cli_semantics_as_simple_switch():
         with pytest.raises(CliError, match=why):
             s.cli(line)
     outs = [f[1] for port, frame in cli_inputs() for _, f in s.process(port, frame)]
-    assert outs == [0x00, 0x5A, 0x22, 0x33]  # no entry, const default, member, MAC key
+    assert outs == [0x00, 0x5A, 0x22, 0x33, 0x45, 0x00]  # no entry, const default, member,
+    # MAC key, the full table's second entry, the entry it refused
     s.cli("table_indirect_delete I.tp 0")
     s.cli("act_prof_delete_member action_profile_0 0")  # unused now

@@ -45,6 +45,7 @@ class IntLit(Expr):
     value: int
     width: int | None = None
     signed: bool = False
+    base: int = field(default=10, compare=False)  # as written: 16 for 0x.., 2 for 0b..
 
 
 @dataclass(frozen=True)
@@ -450,13 +451,22 @@ def expr_text(e: Expr) -> str:
         return f"{expr_text(e.expr)}[{expr_text(e.index)}]"
     if isinstance(e, Slice):
         return f"{expr_text(e.expr)}[{expr_text(e.hi)}:{expr_text(e.lo)}]"
-    if isinstance(e, IntLit):
-        return str(e.value)
+    if isinstance(e, IntLit):  # as p4c names keys: the base kept, the width dropped
+        return {16: hex, 8: oct, 2: bin}.get(e.base, str)(e.value)
+    if isinstance(e, Cast):
+        return f"({type_text(e.type)}){expr_text(e.expr)}"
     if isinstance(e, Call):
         return f"{expr_text(e.func)}({', '.join(expr_text(a.value) for a in e.args)})"
     if isinstance(e, Binary):
         return f"{expr_text(e.left)} {e.op} {expr_text(e.right)}"
     return type(e).__name__
+
+
+def type_text(t: TypeRef) -> str:
+    """Source-like text of a type: ``bit<8>``, ``bool``, a name."""
+    if t.kind in ("bit", "int", "varbit") and isinstance(t.width, IntLit):
+        return f"{t.kind}<{t.width.value}>"
+    return t.name or t.kind
 
 
 def children(x: object) -> Iterator[object]:

@@ -256,7 +256,9 @@ class ExprParser:
         if t.kind == "int":
             self.advance()
             v, w, s = parse_int(t.text)
-            return A.IntLit(t.pos, v, w, s)
+            digits = t.text.lower().split("w")[-1].split("s")[-1]
+            base = {"0x": 16, "0o": 8, "0b": 2}.get(digits[:2], 10)
+            return A.IntLit(t.pos, v, w, s, base)
         if t.kind == "str":
             self.advance()
             return A.StrLit(t.pos, t.text[1:-1])

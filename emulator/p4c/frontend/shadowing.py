@@ -4,7 +4,7 @@ p4c (``ResolveReferences``'s shadowing check) makes it an error, not a warning, 
 variable or constant declared inside a statement block (an ``apply`` block, an action or
 function body, a parser state, any nested block) or a table property (``key``,
 ``actions``, ``size``...) has the name of a parameter it can see: the enclosing
-control's or parser's, the action's or the function's. A control- or parser-level
+control's or parser's (constructor parameters too), the action's or the function's. A control- or parser-level
 declaration with a parameter's name, or an action parameter with a control parameter's,
 is only a warning there and compiles here too.
 """
@@ -21,7 +21,7 @@ def check_shadowing(prog: A.Program) -> None:
         if isinstance(d, A.ActionDecl | A.FunctionDecl):
             _check_body(d.body, _names(d.params))
         elif isinstance(d, A.ControlDecl | A.ParserDecl):
-            outer = _names(d.params) - _declared(d.locals)
+            outer = (_names(d.params) | _names(d.ctor_params)) - _declared(d.locals)
             for loc in d.locals:
                 if isinstance(loc, A.ActionDecl):
                     _check_body(loc.body, outer | _names(loc.params))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+from dataclasses import replace
 from typing import Any
 
 from emulator.p4c.diagnostics import CompileError, Pos
@@ -335,6 +337,8 @@ def copy_in(
         return v
     if not mentions(body, p.name):  # as p4c: an unused parameter is neither read nor written
         return v
+    if p.direction != "in":
+        v = freeze_indices(ctx, v, pos)
     if isinstance(t, T.StructT | T.StackT):
         storage = ctx.env.allocate(ctx.env.unique(f"{p.name}_copy"), t, pos)
     else:
@@ -344,6 +348,40 @@ def copy_in(
     if p.direction != "in":
         copies.append((v, storage, pos))
     return storage
+
+
+def freeze_indices(ctx: Ctx, v: Value, pos: Pos) -> Value:
+    """``v`` with each run-time header-stack index read into a temporary now: an
+    ``inout``/``out`` argument such as ``hdr.es[hdr.h.i].v`` is written back to the element
+    the index chose at the call, whatever the callee does to ``hdr.h.i`` (as p4c)."""
+    if not isinstance(v, RV):
+        return v
+    temps: dict[str, Any] = {}  # an index's JSON text -> its temporary (a slice: once)
+
+    def fix(j: Any) -> Any:
+        if isinstance(j, list):
+            return [fix(x) for x in j]
+        if not isinstance(j, dict):
+            return j
+        out = {k: fix(x) for k, x in j.items()}
+        index = out.get("right")
+        if (
+            out.get("op") == "dereference_header_stack"
+            and isinstance(index, dict)
+            and index.get("type") != "hexstr"
+        ):
+            key = json.dumps(index, sort_keys=True)
+            if key not in temps:
+                temps[key] = ctx.temp(T.Bits(32), pos, "index").json
+                ctx.emit("assign", [temps[key], index], pos)
+            out["right"] = temps[key]
+        return out
+
+    frozen = fix(v.json)
+    if frozen == v.json:
+        return v
+    sl = v.slice_of
+    return replace(v, json=frozen, slice_of=sl and (fix(sl[0]), sl[1], sl[2]))
 
 
 def copy_out(ctx: Ctx, copies: list[tuple[Value, Value, Pos]], pos: Pos) -> None:

@@ -53,7 +53,13 @@ def div_mod(e: A.Binary, a: RV | Const, b: RV | Const, t: T.Bits, known: Known) 
 
 
 def fold_consts(e: A.Binary, a: Const, b: Const, t: T.Type) -> Const:
-    """``a op b`` (``e.op``, any arithmetic operator) folded in type ``t``."""
+    """``a op b`` (``e.op``, any arithmetic operator) folded in type ``t``; as p4c, no
+    ``/`` or ``%`` of a negative constant."""
+    if e.op in ("/", "%") and (a.value < 0 or b.value < 0):
+        what = "Division" if e.op == "/" else "Modulo"
+        raise CompileError(
+            e.pos, f"{a.value} {e.op} {b.value}: {what} is not defined for negative numbers"
+        )
     r = fold_binary(e.op, a.value, b.value, t)
     if r is None:
         raise CompileError(e.pos, "division by zero")

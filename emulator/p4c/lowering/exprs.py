@@ -108,7 +108,10 @@ def _lower(e: A.Expr, ctx: Ctx, expected: T.Type | None) -> Value:
         return ternary(e, ctx, expected)
     if isinstance(e, A.Cast):
         t = resolve_type(ctx.env, e.type, const_eval)  # type: ignore[assignment]
-        return cast(lower(e.expr, ctx, t if isinstance(t, T.Bits) else None), t, e.pos)
+        v = lower(e.expr, ctx, t if isinstance(t, T.Bits) else None)
+        if isinstance(t, T.StructT) and isinstance(v, ListV):
+            return v  # (H){a = 1, ...}: the initializer, as assigned without the cast
+        return cast(v, t, e.pos)
     if isinstance(e, A.ListExpr):
         items = in_order(list(e.items), ctx)
         return ListV(items, T.TupleT(tuple(i.type for i in items)))

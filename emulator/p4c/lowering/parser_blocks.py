@@ -31,6 +31,7 @@ from emulator.p4c.lowering.context import Ctx
 from emulator.p4c.lowering.exprs import coerce, const_eval, lower, scalar
 from emulator.p4c.lowering.parser_stores import without_dead_stores
 from emulator.p4c.lowering.stmts import lower_stmt
+from emulator.p4c.lowering.sub_controls import bind_ctor_args
 
 
 def _parser_op(ctx: Ctx, op: str, params: list[Any]) -> None:
@@ -165,6 +166,8 @@ class _ParserInliner:
                 inst = ctx.architecture(loc.pos).declare_instance(
                     ctx, loc, f"{decl.name}.{loc.name}"
                 )
+                if inst.kind == "subblock":
+                    inst.extra["decl_ctx"] = ctx  # where its constructor arguments are lowered
                 ctx.scope.bind(loc.name, inst)
             else:
                 lower_stmt(loc, ctx)
@@ -312,6 +315,7 @@ class _ParserInliner:
                 f"parser {sdecl.name} expects {len(sdecl.params)} arguments, got {len(st.call.args)}",
             )
         sctx = ctx.fresh(Scope(self.env.globals), "parser", sdecl.name)
+        bind_ctor_args(base, sdecl, sctx, st.pos)
         for p, a in zip(sdecl.params, st.call.args, strict=True):
             t = resolve_type(self.env, p.type, const_eval)
             sctx.scope.bind(p.name, lower(a.value, ctx, t))
@@ -395,9 +399,10 @@ def _transition(s: A.StateDecl, ctx: Ctx, names: set[str]) -> tuple[list[Any], l
             if isinstance(vs, ObjRef) and vs.kind == "value_set":
                 out.append(_trans(nxt, case.state, type="parse_vset", value=vs.name, mask=None))
                 continue
+        if isinstance(ks, A.Default | A.DontCare):  # as p4c: the cases after it are
+            out.append(_trans(nxt, case.state, type="default", value=None, mask=None))
+            break  # unreachable and dropped (BMv2 would try them first)
         elems = list(ks.items) if isinstance(ks, A.ListExpr) else [ks]
-        if len(elems) == 1 and isinstance(elems[0], A.Default | A.DontCare):
-            elems = elems * len(keys)
         if len(elems) != len(keys):
             raise CompileError(
                 ks.pos, f"keyset has {len(elems)} elements but select has {len(keys)} keys"

@@ -37,5 +37,9 @@ def shift(e: A.Binary, a: RV | Const, b: RV | Const) -> RV | Const:
             "width of left operand of shift needs to be specified (an untyped constant "
             "shifted by a run-time amount)",
         )
+    if isinstance(b, RV) and isinstance(b.type, T.Bits) and b.type.width > 8:
+        raise CompileError(  # as p4c-bm2-ss
+            e.pos, f"{A.expr_text(e)}: shift amount limited to 8 bits on this target"
+        )
     j = expr_json(op, to_data(a), to_data(b))
     return RV(masked(j, t) if op == "<<" else j, t)

@@ -23,7 +23,7 @@ from emulator.p4c.frontend import values as V
 from emulator.p4c.frontend.decls import resolve_type
 from emulator.p4c.frontend.values import RV, HeaderRef, ListV, ObjRef, Value
 from emulator.p4c.lowering.context import Ctx
-from emulator.p4c.lowering.exprs import const_eval, lower
+from emulator.p4c.lowering.exprs import coerce, const_eval, lower
 from emulator.p4c.lowering.stmts import assign_value, exit_in
 from emulator.p4c.lowering.tables import cp_name
 
@@ -220,18 +220,35 @@ def sub_block(e: A.Expr, ctx: Ctx, implicit: dict[str, ObjRef]) -> Value:
     return lower(e, ctx)
 
 
-def bind_ctor_args(base: ObjRef, decl: A.ControlDecl, sctx: Ctx, pos: Pos) -> None:
-    """Constructor parameters (``control C2(...)(my_control_type c)``) are bound to the
-    instance's arguments, lowered where the instance was declared."""
+def bind_ctor_args(base: ObjRef, decl: A.ControlDecl | A.ParserDecl, sctx: Ctx, pos: Pos) -> None:
+    """Constructor parameters (``control C2(...)(my_control_type c)``, ``parser
+    P(...)(bit<8> inc)``) are bound to the instance's arguments, lowered where the instance
+    was declared; a number takes the parameter's type (``C(-7)`` for ``int<8> s``: ``s >> 1``
+    shifts arithmetically)."""
+    kind = "control" if isinstance(decl, A.ControlDecl) else "parser"
     args = base.extra.get("args", ())
     if len(args) != len(decl.ctor_params):
         raise CompileError(
             pos,
-            f"control {decl.name} expects {len(decl.ctor_params)} constructor arguments, "
+            f"{kind} {decl.name} expects {len(decl.ctor_params)} constructor arguments, "
             f"got {len(args)}",
         )
     where = base.extra.get("decl_ctx")
     for p, a in zip(decl.ctor_params, args, strict=True):
         if where is None:
             raise CompileError(a.value.pos, "constructor arguments are not supported here")
-        sctx.scope.bind(p.name, lower(a.value, where))
+        t = _scalar_type(p, sctx)
+        v = lower(a.value, where, t)
+        if t is not None and isinstance(v, V.Const):
+            v = coerce(v, t, a.value.pos, "constructor argument")
+        sctx.scope.bind(p.name, v)
+
+
+def _scalar_type(p: A.Param, ctx: Ctx) -> T.Type | None:
+    """A constructor parameter's type when it is bit<W>, int<W> or bool (else None: a
+    control or extern type)."""
+    try:
+        t = resolve_type(ctx.env, p.type, const_eval)
+    except CompileError:
+        return None
+    return t if isinstance(t, T.Bits | T.BoolT) else None

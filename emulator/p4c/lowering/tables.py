@@ -48,6 +48,30 @@ def key_name(k: A.KeyElement) -> str:
     return expr_text(e)
 
 
+def unnamed_part(e: A.Expr) -> A.Expr | None:
+    """The first part of key expression ``e``, inner parts first, that p4c cannot name
+    without ``@name`` (its KeyNameGenerator names names, fields, stack indices, constants,
+    slices, ``&`` and ``isValid()``, and refuses the rest: "Complex key expression requires
+    a @name annotation"); None when it can name all of ``e``."""
+    parts: list[A.Expr]
+    if isinstance(e, A.Name | A.IntLit):
+        return None
+    if isinstance(e, A.Member):
+        parts = [e.expr]
+    elif isinstance(e, A.Index):
+        parts = [e.expr, e.index]
+    elif isinstance(e, A.Slice):
+        parts = [e.expr, e.hi, e.lo]
+    elif isinstance(e, A.Binary) and e.op == "&":
+        parts = [e.left, e.right]
+    elif isinstance(e, A.Call) and not e.args and isinstance(e.func, A.Member):
+        return unnamed_part(e.func.expr) or (None if e.func.name == "isValid" else e)
+    else:
+        inner = [c for c in A.children(e) if isinstance(c, A.Expr)]
+        return next((u for c in inner if (u := unnamed_part(c)) is not None), e)
+    return next((u for c in parts if (u := unnamed_part(c)) is not None), None)
+
+
 class TableBuilder:
     """Builds one table's JSON (everything except its next-node links)."""
 
@@ -70,6 +94,11 @@ class TableBuilder:
         env = self.ctx.env
         if k.match_kind not in env.match_kinds:
             raise CompileError(k.pos, f"unknown match kind '{k.match_kind}'")
+        part = None if A.anno(k.annotations, "name") else unnamed_part(k.expr)
+        if part is not None:
+            raise CompileError(
+                part.pos, f"{expr_text(part)}: Complex key expression requires a @name annotation"
+            )
         kname = key_name(k)
         msk: int | None = None
         lo = 0

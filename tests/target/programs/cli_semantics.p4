@@ -1,7 +1,7 @@
 /* cli_semantics.p4 -- tables for simple_switch_CLI semantics: a const default entry, an
  * indirect table with an inline action_profile (p4c names it action_profile_0), const
  * entries (table_clear removes them), a 48-bit key (MAC values), a range key (the
- * table's match type is range). */
+ * table's match type is range), a table of size 2 (a third entry is TABLE_FULL). */
 #include <core.p4>
 #include <v1model.p4>
 
@@ -39,6 +39,12 @@ control I(inout headers_t hdr, inout meta_t m, inout standard_metadata_t sm) {
         actions = { set; NoAction; }
         default_action = NoAction();
     }
+    table tsz {
+        key = { hdr.h.k: exact; }
+        actions = { set; NoAction; }
+        default_action = NoAction();
+        size = 2;
+    }
     table tr {
         key = { hdr.h.k: range; hdr.h.o: exact; }
         actions = { set; NoAction; }
@@ -56,6 +62,7 @@ control I(inout headers_t hdr, inout meta_t m, inout standard_metadata_t sm) {
             tp.apply();
         } else {
             tm.apply();
+            tsz.apply();
         }
     }
 }
