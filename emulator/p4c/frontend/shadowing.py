@@ -4,9 +4,9 @@ p4c (``ResolveReferences``'s shadowing check) makes it an error, not a warning, 
 variable or constant declared inside a statement block (an ``apply`` block, an action or
 function body, a parser state, any nested block) or a table property (``key``,
 ``actions``, ``size``...) has the name of a parameter it can see: the enclosing
-control's or parser's (constructor parameters too), the action's or the function's. A control- or parser-level
-declaration with a parameter's name, or an action parameter with a control parameter's,
-is only a warning there and compiles here too.
+control's or parser's (constructor parameters too), the action's or the function's. A
+control- or parser-level declaration with a parameter's name, or an action parameter with
+a control parameter's, is only a warning there and compiles here too.
 """
 
 from __future__ import annotations

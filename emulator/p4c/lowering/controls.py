@@ -471,7 +471,8 @@ class ControlLowering:
             )
             name = table_name
             if e.func.name in ("action_profile", "action_selector"):  # p4c's names for them
-                name = self.env.anonymous_profile_names[table_name]
+                names = self.env.anonymous_profile_names  # (named in apply order first)
+                name = names.setdefault(table_name, f"action_profile_{len(names)}")
             if e.func.name == "action_selector":
                 self.env.anonymous_selectors.append(table_name)
             return ctx.architecture(e.pos).declare_instance(ctx, inst, name)
