@@ -203,7 +203,7 @@ def test_refused_as_p4c_refuses(decls: str, body: str, fragment: str, message: s
 def test_accepted_neighbours_still_compile() -> None:
     """What p4c accepts next to each refusal: (bit<1>) of a bool, a constant bool cast,
     one typed arm of ?:, the deprecated-free mark_to_drop, a slice of a bit<8> local, a
-    shift by a bit<8> amount, keys p4c can name (slices, ``&``, constant stack indices,
+    shift by a bit<8> amount (or of 0 by any), keys p4c can name (slices, ``&``, constant stack indices,
     ``isValid()``) and a complex key with ``@name``."""
     body = (
         "        meta.keep = (bit<8>)true;\n"
@@ -212,6 +212,7 @@ def test_accepted_neighbours_still_compile() -> None:
         "        mark_to_drop(std);\n"
         "        bit<8> s = 0;\n        s[7:4] = 4w8;\n        meta.color = s;\n"
         "        hdr.ipv4.totalLen = hdr.ipv4.totalLen << hdr.ipv4.ttl;\n"
+        "        hdr.ipv4.ttl = 8w0 >> hdr.ipv4.totalLen;\n"  # p4c folds 0 >> x first
         "        t2.apply();"
     )
     decls = (

@@ -37,6 +37,8 @@ def shift(e: A.Binary, a: RV | Const, b: RV | Const) -> RV | Const:
             "width of left operand of shift needs to be specified (an untyped constant "
             "shifted by a run-time amount)",
         )
+    if isinstance(a, Const) and a.value == 0:  # as p4c's strength reduction, before its
+        return Const(0, t)  # back end sees the shift (the amount's side effects are kept)
     if isinstance(b, RV) and isinstance(b.type, T.Bits) and b.type.width > 8:
         raise CompileError(  # as p4c-bm2-ss
             e.pos, f"{A.expr_text(e)}: shift amount limited to 8 bits on this target"
