@@ -207,6 +207,9 @@ class CompiledProgram:
             else:
                 slot, width, _ = layout.field(str(target[0]), str(target[1]))
                 src, kname = f"f[{slot}]", str(k.get("name") or f"{target[0]}.{target[1]}")
+                h = layout.header(str(target[0]))
+                if not h.metadata and target[1] != "$valid$":  # as BMv2: a field of an
+                    src = f"({src} if f[{h.valid}] else 0)"  # invalid header keys as 0
             if k.get("mask") is not None:
                 src = f"({src} & {hexint(k['mask'], 'key mask')})"
             tname = str(target) if mt == "valid" else f"{target[0]}.{target[1]}"

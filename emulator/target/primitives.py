@@ -45,29 +45,33 @@ def _log_msg(log: Callable[[str], None], fmt: str, values: tuple[int, ...]) -> N
 
 
 def _push(f: list[int], st: StackInfo, count: int) -> None:
-    hs = st.headers
-    span = hs[0].span
-    for i in range(len(hs) - 1, -1, -1):
-        dst = hs[i].base
-        if i >= count:
-            src = hs[i - count].base
-            f[dst : dst + span] = f[src : src + span]
-        else:
-            f[hs[i].valid] = 0
-    f[st.next_slot] = min(f[st.next_slot] + count, len(hs))
+    """``push_front(count)`` as BMv2: the elements rotate up by ``count`` (the last ones
+    come round to the front) and the first ``count`` are made invalid, keeping the values
+    they came round with (P4 leaves them unspecified; a table key can still read them)."""
+    n = _rotate(f, st, min(count, len(st.headers)))
+    for h in st.headers[:n]:
+        f[h.valid] = 0
+    f[st.next_slot] = min(f[st.next_slot] + count, len(st.headers))
 
 
 def _pop(f: list[int], st: StackInfo, count: int) -> None:
+    """``pop_front(count)`` as BMv2: the elements rotate down by ``count`` (the first ones
+    come round to the back) and the last ``count`` are made invalid."""
+    hs = st.headers
+    n = -_rotate(f, st, -min(count, len(hs)))
+    for h in hs[len(hs) - n :]:
+        f[h.valid] = 0
+    f[st.next_slot] = max(f[st.next_slot] - count, 0)
+
+
+def _rotate(f: list[int], st: StackInfo, shift: int) -> int:
+    """Element i of stack ``st`` gets the old element ``i - shift`` (mod its size)."""
     hs = st.headers
     span = hs[0].span
-    for i in range(len(hs)):
-        dst = hs[i].base
-        if i + count < len(hs):
-            src = hs[i + count].base
-            f[dst : dst + span] = f[src : src + span]
-        else:
-            f[hs[i].valid] = 0
-    f[st.next_slot] = max(f[st.next_slot] - count, 0)
+    saved = [f[h.base : h.base + span] for h in hs]
+    for i, h in enumerate(hs):
+        f[h.base : h.base + span] = saved[(i - shift) % len(hs)]
+    return shift
 
 
 class ActionCompiler:

@@ -146,13 +146,16 @@ class DumpCommands:
         return "\n".join(_action_line(a) for a in self.sw.program.actions.values())
 
 
+_SEP = ",\t"  # simple_switch_CLI's separator of key fields and of action parameters
+
+
 def _table_line(t: Table) -> str:
-    keys = ", ".join(f"{key_name(k)}({k.match_type}, {k.width})" for k in t.keys)
+    keys = _SEP.join(f"{key_name(k)}({k.match_type}, {k.width})" for k in t.keys)
     return f"{t.name:<30} [implementation={t.profile.name if t.profile else None}, mk={keys}]"
 
 
 def _action_line(a: ActionSpec) -> str:
-    return f"{a.name:<30} [{', '.join(f'{n}({w})' for n, w in a.params)}]"
+    return f"{a.name:<30} [{_SEP.join(f'{n}({w})' for n, w in a.params)}]"
 
 
 def _member_lines(m: Member) -> list[str]:

@@ -141,7 +141,7 @@ class StateCommands:
         return h
 
     def cmd_mc_node_update(self, args: list[str]) -> str:
-        if len(args) < 1:
+        if len(args) < 2:  # as simple_switch_CLI: a port list is required
             raise CliError("usage: mc_node_update <node handle> <port list> [| <lag list>]")
         h = self._node(args[0])
         ports, pmap = self._ports(args[1:])
@@ -225,14 +225,15 @@ class StateCommands:
         ctr = resolve(self.sw.counters, args[0], "counter")
         i = self._int(args[1], "index")
         packets, nbytes = self._int(args[2], "packets"), self._int(args[3], "bytes")
+        done = f"{args[0]}[{i}] has been updated"  # as simple_switch_CLI
         if ctr.direct_table:
             e = self._direct_table(ctr).entry(i)
             e.packets, e.bytes = packets, nbytes
-        elif i >= ctr.size:
+            return f"writing to direct counter for table {ctr.direct_table}\n{done}"
+        if i >= ctr.size:
             raise CliError(f"counter {ctr.name}: index {i} out of range (size {ctr.size})")
-        else:
-            ctr.packets[i], ctr.bytes[i] = packets, nbytes
-        return ""
+        ctr.packets[i], ctr.bytes[i] = packets, nbytes
+        return done
 
     def cmd_counter_reset(self, args: list[str]) -> str:
         if len(args) != 1:

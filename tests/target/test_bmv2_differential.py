@@ -194,6 +194,7 @@ def test_counter_read_replies_as_simple_switch_cli(tmp_path):
     inputs = [w for k, w in steps if k == "packet"]
     reads = [f"counter_read MyIngress.port_counter {i}" for i in (0, 3, 5)]
     reads += ["counter_read MyIngress.fwd_counter 0"]  # direct: by entry handle
+    reads += ["counter_write MyIngress.port_counter 5 7 700"]  # "...[5] has been updated"
     real = run_reference(json_path, tmp_path / "bmv2", inputs, commands, reads)
     sw, _ = ours(json_path, commands, inputs)
     for line in reads:
@@ -287,6 +288,7 @@ def test_cli_replies_match_simple_switch_cli(tmp_path):
         "table_set_default I.tm I.set 0x10",
         "act_prof_create_member action_profile_0 I.set 0x22",
         "table_indirect_add I.tp 0x21 => 0",
+        "table_info I.tr",  # two key fields: separated by ",\t" as simple_switch_CLI
     ]
     real = run_reference(json_path, tmp_path / "bmv2", [], [], lines)
     sw, _ = ours(json_path, [], [])

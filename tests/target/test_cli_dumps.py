@@ -117,6 +117,7 @@ def test_value_sets_listed_got_and_cleared(sw):
         ("act_prof_dump", "usage: act_prof_dump"),
         ("table_dump_member I.nope 0", "invalid table name"),
         ("table_indirect_add_with_group I.sel 0x09 => 2", "invalid group handle 2"),
+        ("mc_node_update 0", "usage: mc_node_update"),  # simple_switch_CLI wants ports
     ],
 )
 def test_dump_and_value_set_mistakes_are_refused(sw, bad, why):

@@ -183,7 +183,7 @@ def test_counter_write_then_read():
     from .test_externs import program
 
     s = Switch(program([]), tm=FifoTM(lambda: 0))
-    assert s.cli("counter_write MyIngress.ctr 2 5 700") == ""
+    assert s.cli("counter_write MyIngress.ctr 2 5 700") == "MyIngress.ctr[2] has been updated"
     assert s.cli("counter_read MyIngress.ctr 2") == "MyIngress.ctr[2]= (700 bytes, 5 packets)"
     with pytest.raises(CliError, match="out of range"):
         s.cli("counter_write MyIngress.ctr 9 1 1")

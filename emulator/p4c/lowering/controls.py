@@ -222,8 +222,12 @@ class ControlLowering:
         for k in kp.value if kp else ():  # type: ignore[union-attr,attr-defined]
             before = len(tctx.prims)
             v = scalar(lower(k.expr, tctx), k.pos)
-            if isinstance(v, RV) and simple_key(v) and len(tctx.prims) == before:
-                continue
+            stacked = not _is_valid_call(k.expr) and any(
+                isinstance(n, A.Index) for n in A.nodes(k.expr)
+            )
+            if isinstance(v, RV) and simple_key(v) and len(tctx.prims) == before and not stacked:
+                continue  # (a stack element's field goes through a temporary too, as p4c:
+                # BMv2 keys a field of an invalid header as 0, not a copied one)
             if isinstance(v, Const) and T.width_of(v.type) is None:
                 raise CompileError(k.pos, "a constant table key needs a width (e.g. 8w5)")
             # a constant key is matched like an expression key, as p4c does (with a warning)
@@ -480,6 +484,11 @@ class ControlLowering:
         if not isinstance(v, ObjRef) or v.kind != "extern":
             raise CompileError(e.pos, "expected an extern instance")
         return v
+
+
+def _is_valid_call(e: A.Expr) -> bool:
+    """``x.isValid()``: matched as the header's validity bit, a stack element's too."""
+    return isinstance(e, A.Call) and isinstance(e.func, A.Member) and e.func.name == "isValid"
 
 
 def _stmts(s: A.Stmt | None) -> list[A.Stmt]:

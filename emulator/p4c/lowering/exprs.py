@@ -156,9 +156,16 @@ def scalar(v: Value, pos: Pos) -> RV | Const:
 
 
 def cast(v: Value, t: T.Type, pos: Pos) -> Value:
-    """Explicit cast ``(t) v``."""
+    """Explicit cast ``(t) v``; a serializable enum casts only to and from its own type,
+    as p4c ("Cannot unify": ``(bit<8>)f`` of an ``enum bit<4>``)."""
     s = scalar(v, pos)
     vt = s.type
+    for e, o in ((vt, t), (t, vt)):
+        if isinstance(e, T.EnumT) and e.underlying and isinstance(o, T.Bits) and o != e.underlying:
+            raise CompileError(
+                pos,
+                f"cannot cast {vt.show()} to {t.show()} (the enum's type is {e.underlying.show()})",
+            )
     if isinstance(s, Const):
         if isinstance(t, T.Bits):
             return Const(wrap(s.value, t), t)
