@@ -357,3 +357,22 @@ def test_inline_profiles_are_numbered_in_apply_order(body: str, order: list[str]
     doc = compile_source(ingress_program("        " + body, decls), INLINE)
     names = {t["name"]: t.get("action_profile") for t in doc["pipelines"][0]["tables"]}
     assert [names[f"MyIngress.{t}"] for t in order] == [f"action_profile_{i}" for i in range(3)]
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ("meta.color = (bit<8>)F.A;", "cannot cast enum F to bit<8> (the enum's type is bit<4>)"),
+        ("E e = (E)hdr.ipv4.ttl[3:0];", "cannot cast bit<4> to enum E (the enum's type is bit<8>)"),
+    ],
+)
+def test_serializable_enums_cast_only_to_and_from_their_type(body: str, message: str) -> None:
+    """p4c: "Cannot unify 'bit<8>' with 'F'" (and the other way round); the enum's own
+    type casts both ways."""
+    enums = "enum bit<4> F { A = 1 }\nenum bit<8> E { B = 2 }\ncontrol MyIngress"
+    ok = "        meta.color = (bit<8>)(E)hdr.ipv4.ttl;\n        bit<4> f = (bit<4>)F.A;"
+    assert compile_source(ingress_program(ok).replace("control MyIngress", enums, 1), INLINE)
+    text = ingress_program("        " + body).replace("control MyIngress", enums, 1)
+    with pytest.raises(CompileError) as info:
+        compile_source(text, INLINE)
+    assert info.value.message == message

@@ -119,6 +119,7 @@ def test_l3_ecmp_forty_flows_match_bmv2(tmp_path):
         "parser_dead_stores",
         "select_defaults",
         "ctor_args",
+        "invalid_keys",
     ],
 )
 @pytest.mark.parametrize("compiler", ["p4c-bm2-ss", "fabemu"])
