@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 
 import pytest
 from hypothesis import settings
@@ -12,6 +13,11 @@ from hypothesis import settings
 # derived from the test itself (derandomize), so a run is reproducible.
 settings.register_profile("fabemu", deadline=None, derandomize=bool(os.environ.get("CI")))
 settings.load_profile("fabemu")
+
+# Tests stand in for the user's Ctrl-C (SIGINT) and check handlers are put back to Python's
+# default: a test run started in the background by a script inherits SIGINT ignored.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

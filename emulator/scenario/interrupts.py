@@ -1,7 +1,8 @@
 """How a run is stopped early: a wall-clock limit, and Ctrl-C held off while results are saved.
 
-``WallLimit`` (``fabemu run --wall-limit SECONDS``): when the limit passes, a timer thread sends SIGINT to the main thread: the run stops the way
-Ctrl-C stops it (teardown, partial results kept), and :attr:`WallLimit.fired` tells the
+``WallLimit`` (``fabemu run --wall-limit SECONDS``): when the limit passes, a timer thread
+sends SIGINT to the main thread (handled even when the run inherited SIGINT ignored, as a
+background job of a script does): the run stops the way Ctrl-C stops it (teardown, partial results kept), and :attr:`WallLimit.fired` tells the
 runner to record "wall-clock limit reached" instead of "interrupted". A real signal rather
 than ``_thread.interrupt_main``: it also wakes a main thread blocked in a system call.
 """
@@ -25,9 +26,15 @@ class WallLimit:
         self._armed = False
         self._lock = threading.Lock()
         self._timer: threading.Timer | None = None
+        self._ignored = False  # SIGINT was ignored on entry (restored on exit)
 
     def __enter__(self) -> WallLimit:
         if self.seconds is not None and threading.current_thread() is threading.main_thread():
+            # a run started in the background by a shell without job control (nohup, `&`
+            # in a script) inherits SIGINT ignored: the limit's own SIGINT must still land
+            if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+                self._ignored = True
+                signal.signal(signal.SIGINT, signal.default_int_handler)
             self._armed = True
             self._timer = threading.Timer(self.seconds, self._fire)
             self._timer.daemon = True
@@ -64,6 +71,8 @@ class WallLimit:
         _tb: TracebackType | None,
     ) -> None:
         self.disarm()
+        if self._ignored:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
 
     def reason(self) -> str:
         """What the run records when the limit stopped it."""

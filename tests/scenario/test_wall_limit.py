@@ -61,3 +61,18 @@ def test_no_limit_never_fires(seconds: float | None) -> None:
     handler = _SwallowFirst()
     assert not _with_handler(handler, seconds, busy_s=0.1)  # type: ignore[arg-type]
     assert handler.seen == 0
+
+
+def test_the_limit_fires_when_sigint_was_inherited_ignored() -> None:
+    """A run started in the background by a script (no job control) inherits SIGINT
+    ignored; the limit still stops it, and SIGINT is ignored again afterwards."""
+    old = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        with pytest.raises(KeyboardInterrupt), WallLimit(0.05) as limit:
+            end = time.monotonic() + 10 * REPEAT_S
+            while time.monotonic() < end:
+                time.sleep(0.01)
+        assert limit.fired
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGINT, old)
