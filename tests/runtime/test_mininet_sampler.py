@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import os
 import socket
 import time
@@ -46,6 +47,40 @@ def test_memory_is_bounded_by_halving_the_resolution() -> None:
     s = sampler.series()
     assert len(s.rows) < 8 and sampler.interval_ns > MIN_INTERVAL_NS
     assert s.t_ns[-1] >= 250_000_000  # the whole span is kept
+
+
+def test_rows_stay_half_an_interval_apart_after_a_stall(monkeypatch) -> None:
+    # a 45 ms stall once: the old loop took the next row at once, a few us later, and a
+    # frame counted in a few us read as several times the line rate (a CI flake)
+    sampler = KernelSampler([("lo", "tx_packets")], MIN_INTERVAL_NS, time.monotonic_ns())
+    read, calls = sampler._read, [0]
+
+    def stalling() -> tuple[int, ...]:
+        calls[0] += 1
+        if calls[0] == 4:
+            time.sleep(0.045)
+        return read()
+
+    monkeypatch.setattr(sampler, "_read", stalling)
+    sampler.start()
+    time.sleep(0.15)
+    sampler._stop.set()  # stop the thread without the last row: the loop's spacing alone
+    assert sampler._thread is not None
+    sampler._thread.join(timeout=5)
+    t = sampler.series().t_ns
+    gaps = [b - a for a, b in itertools.pairwise(t)]
+    assert calls[0] > 4 and min(gaps) >= 0.4 * MIN_INTERVAL_NS, gaps
+
+
+def test_the_last_row_replaces_a_row_less_than_half_an_interval_before() -> None:
+    sampler = KernelSampler([("lo", "tx_packets")], 10 * MIN_INTERVAL_NS, time.monotonic_ns())
+    sampler.start()
+    sampler._row()  # the loop's first row is 100 ms away: this stands in for it
+    before = sampler.series()
+    sampler.stop()  # its last row comes within us: it takes the place of the one before
+    after = sampler.series()
+    assert len(before.rows) == 2 and len(after.rows) == 2
+    assert after.t_ns[0] == before.t_ns[0] and after.t_ns[1] > before.t_ns[1]
 
 
 def test_missing_interfaces_read_as_zero_and_bad_stats_are_refused() -> None:

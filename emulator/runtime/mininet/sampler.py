@@ -10,7 +10,10 @@ This costs the switch processes nothing (unlike ``show_stats_json``) and works f
 
 A row is stamped with the middle of its read pass; a pass slower than ``MAX_READ_NS`` (the
 thread lost the CPU midway) is read again, so a 10 ms interval is not skewed by a 5 ms GIL
-switch. Bounded: at ``max_samples`` rows it keeps every second row and doubles the interval, so a
+switch. Rows are at least half an interval apart: after a stall the next row waits that long,
+and the last row (``stop``) replaces the one before if it comes sooner, since over a span
+of a frame's time or less a counter moves by whole frames (a few us after a stall, one
+frame read as several times the line rate). Bounded: at ``max_samples`` rows it keeps every second row and doubles the interval, so a
 long run keeps its whole time span at a coarser step (memory <= max_samples rows).
 """
 
@@ -82,7 +85,7 @@ class KernelSampler:
                 vals.append(0)
         return tuple(vals)
 
-    def _row(self) -> None:
+    def _row(self, replace_close: bool = False) -> None:
         for _ in range(READ_ATTEMPTS):  # each pread may yield the GIL: re-read a slow pass
             t1 = time.monotonic_ns()
             vals = self._read()
@@ -93,6 +96,9 @@ class KernelSampler:
         row = tuple(max(0, v - b) for v, b in zip(vals, self._base, strict=True))
         with self._lock:
             s = self._series
+            if replace_close and len(s.rows) > 1 and now - s.t_ns[-1] < self.interval_ns // 2:
+                s.t_ns.pop()  # counters only grow: the row before's span joins the last one
+                s.rows.pop()
             s.t_ns.append(now)
             s.rows.append(row)
             if len(s.rows) >= self.max_samples:  # keep the time span, halve the resolution
@@ -117,7 +123,7 @@ class KernelSampler:
         next_t = time.monotonic_ns() + self.interval_ns
         while not self._stop.wait(max(0.0, (next_t - time.monotonic_ns()) / 1e9)):
             self._row()
-            next_t = max(next_t + self.interval_ns, time.monotonic_ns())
+            next_t = max(next_t + self.interval_ns, time.monotonic_ns() + self.interval_ns // 2)
 
     def stop(self) -> None:
         """Stop the thread (idempotent), take a last row, close the counters."""
@@ -125,7 +131,7 @@ class KernelSampler:
             self._stop.set()
             self._thread.join(timeout=5)
             self._thread = None
-            self._row()
+            self._row(replace_close=True)
         for fd in self._fds:
             if fd is not None:
                 with contextlib.suppress(OSError):
