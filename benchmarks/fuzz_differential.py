@@ -32,6 +32,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -269,32 +270,45 @@ class Fuzzer:
             self.minimize(diffs)
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def drive(
+    doc: str, options: tuple[tuple[str, object, str], ...], make: Any, argv: list[str] | None
+) -> int:
+    """A fuzzer's command line: parse ``options`` (and ``--keep``, ``--verbose``, ``--lock``,
+    ``--seed``),
+    run ``make(args, workdir).program(n)`` for each program, print the counts; 1 on a finding."""
+    ap = argparse.ArgumentParser(description=doc.split("\n\n")[0])
     ap.add_argument("--keep", type=Path, help="write differing programs and STFs here")
     ap.add_argument("--verbose", action="store_true")
     ap.add_argument("--lock", type=Path, help="flock this file while the real tools run")
-    for name, default, text in (
-        ("--edge", 0.15, "share of programs with edge forms (p4c warns, or may refuse)"),
-        ("--skip", "", "forms left out, e.g. concat,shift (see Gen.num)"),
-        ("--seed", 1, "the seed: program N is generated from (seed, N)"),
-        ("--programs", 40, "programs to generate"),
-        ("--fields", 12, "output fields per program"),
-        ("--depth", 4, "maximum expression depth"),
-        ("--packets", 4, "packets per program"),
-        ("--rounds", 10, "reduction rounds per program"),
-        ("--max-fields", 4, "fields reduced per program"),
-    ):
+    ap.add_argument("--seed", type=int, default=1, help="program N is generated from (seed, N)")
+    for name, default, text in options:
         ap.add_argument(name, type=type(default), default=default, help=text)
     args = ap.parse_args(argv)
     t0 = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="fuzz-diff-") as tmp:
-        fuzzer = Fuzzer(args, Path(tmp))
+        fuzzer = make(args, Path(tmp))
         for n in range(args.programs):
             fuzzer.program(n)
     print(f"--- seed {args.seed}: {args.programs} programs in {time.monotonic() - t0:.0f} s")
     print("\n".join(f"{key}: {count}" for key, count in sorted(fuzzer.stats.items())))
     return 1 if fuzzer.findings else 0
+
+
+OPTIONS = (
+    ("--edge", 0.15, "share of programs with edge forms (p4c warns, or may refuse)"),
+    ("--skip", "", "forms left out, e.g. concat,shift (see Gen.num)"),
+    ("--programs", 40, "programs to generate"),
+    ("--fields", 12, "output fields per program"),
+    ("--depth", 4, "maximum expression depth"),
+    ("--packets", 4, "packets per program"),
+    ("--rounds", 10, "reduction rounds per program"),
+    ("--max-fields", 4, "fields reduced per program"),
+)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Fuzz expressions: generate, run three ways, reduce and keep what differs."""
+    return drive(__doc__ or "", OPTIONS, Fuzzer, argv)
 
 
 if __name__ == "__main__":

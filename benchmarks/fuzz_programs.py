@@ -22,7 +22,8 @@ OUT_AT = 1 + 14 + IN_BYTES  # a stored frame starts with its egress port byte
 ARITH = ("+", "-", "*", "&", "|", "^", "|+|", "|-|")
 CMP = ("==", "!=", "<", ">", "<=", ">=")
 WIDTHS = (1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 24, 31, 32, 33, 48, 63, 64)
-PROGRAM = string.Template("""\
+#: the program around the ingress control: headers, parser (``$infields``, ``$outfields``)
+HEAD = """\
 #include <core.p4>
 #include <v1model.p4>
 header eth_t { bit<48> dst; bit<48> src; bit<16> type; }
@@ -31,14 +32,22 @@ header out_t { $outfields }
 struct H { eth_t eth; in_t inp; out_t outp; }  struct M { }
 parser P(packet_in pkt, out H hdr, inout M m, inout standard_metadata_t sm) {
     state start { pkt.extract(hdr.eth); pkt.extract(hdr.inp); transition accept; } }
-control I(inout H hdr, inout M m, inout standard_metadata_t sm) { apply {
-    sm.egress_spec = 1; hdr.outp.setValid();\n$body\n} }
+"""
+TAIL = """\
 control E(inout H hdr, inout M m, inout standard_metadata_t sm) { apply { } }
 control VC(inout H hdr, inout M m) { apply { } }  control CC(inout H hdr, inout M m) { apply { } }
 control D(packet_out pkt, in H hdr) {
     apply { pkt.emit(hdr.eth); pkt.emit(hdr.inp); pkt.emit(hdr.outp); } }
 V1Switch(P(), VC(), I(), E(), CC(), D()) main;
-""")
+"""
+PROGRAM = string.Template(
+    HEAD
+    + """\
+control I(inout H hdr, inout M m, inout standard_metadata_t sm) { apply {
+    sm.egress_spec = 1; hdr.outp.setValid();\n$body\n} }
+"""
+    + TAIL
+)
 
 
 def tname(t: Ty) -> str:

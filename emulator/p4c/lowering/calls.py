@@ -29,7 +29,7 @@ from emulator.p4c.frontend.values import (
 )  # fmt: skip
 from emulator.p4c.lowering.context import Ctx
 from emulator.p4c.lowering.exprs import coerce, const_eval, lower, scalar
-from emulator.p4c.lowering.stmts import assign_value, exit_in, lower_block
+from emulator.p4c.lowering.stmts import assign_value, conditional_exit, exit_in, lower_block
 
 VOID = ObjRef("void", "", type=T.VOID)
 
@@ -209,6 +209,10 @@ def inline_action(
     ctx: Ctx, decl: A.ActionDecl, args: tuple[A.Arg, ...], pos: Pos, bound: Any = None
 ) -> None:
     """Inline a direct action call: parameters become the argument values."""
+    if (exit_stmt := conditional_exit(decl.body)) is not None:  # as p4c-bm2-ss
+        raise CompileError(
+            exit_stmt.pos, "exit under a condition in an action is not supported on BMv2"
+        )
     exprs = call_args(decl.params, args, pos, f"action {decl.name}")
     scope_parent = bound if bound is not None else ctx.env.globals
     inner = ctx.fresh(Scope(scope_parent), "action", ctx.prefix)

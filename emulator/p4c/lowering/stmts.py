@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from emulator.p4c.diagnostics import CompileError, Pos
+from emulator.p4c.diagnostics import BackendLimit, CompileError, Pos
 from emulator.p4c.frontend import ast as A
 from emulator.p4c.frontend import types as T
 from emulator.p4c.frontend.decls import resolve_type
@@ -126,7 +126,7 @@ def lower_if(s: A.If, ctx: Ctx) -> None:
         return
     exit_stmt = exit_in(s.then) or exit_in(s.other)
     if exit_stmt is not None:  # as p4c-bm2-ss, which has no conditional exit in an action
-        raise CompileError(
+        raise BackendLimit(
             exit_stmt.pos, "exit under a condition in an action is not supported on BMv2"
         )
     jz = len(ctx.prims)
@@ -152,7 +152,7 @@ def exits(prims: list[dict[str, Any]], start: int, pos: Pos) -> bool:
         return False
     jumps = [(i, _jump_target(prims[i])) for i in range(start, exit_at[0])]
     if any(t is not None and t > exit_at[0] for _, t in jumps):
-        raise CompileError(pos, "exit under a condition in an action is not supported on BMv2")
+        raise BackendLimit(pos, "exit under a condition in an action is not supported on BMv2")
     return True
 
 
@@ -172,6 +172,20 @@ def exit_in(s: A.Stmt | None) -> A.Exit | None:
     if isinstance(s, A.Block):
         return next((e for x in s.stmts if (e := exit_in(x)) is not None), None)
     if isinstance(s, A.If):
+        return exit_in(s.then) or exit_in(s.other)
+    return None
+
+
+def conditional_exit(s: A.Stmt | None) -> A.Exit | None:
+    """The first ``exit`` under an ``if`` in an action body ``s`` (a literal ``true`` or
+    ``false`` condition is no condition: p4c folds it first). p4c-bm2-ss refuses one in
+    every action it keeps, and it keeps an action called directly even where the call's
+    constant arguments would decide the condition."""
+    if isinstance(s, A.Block):
+        return next((e for x in s.stmts if (e := conditional_exit(x)) is not None), None)
+    if isinstance(s, A.If):
+        if isinstance(s.cond, A.BoolLit):
+            return conditional_exit(s.then if s.cond.value else s.other)
         return exit_in(s.then) or exit_in(s.other)
     return None
 

@@ -31,16 +31,19 @@ from emulator.p4c.lowering.stmts import lower_block
 from emulator.p4c.lowering.sub_controls import aliased
 
 
-def table_action(r: A.ActionRef, ctx: Ctx, listed: bool = False) -> tuple[str, int, list[int], int]:
-    """``(name, BMv2 action id, data widths, number of bound arguments)`` of the action
+def table_action(
+    r: A.ActionRef, ctx: Ctx, listed: bool = False
+) -> tuple[str, int, list[T.Bits], int]:
+    """``(name, BMv2 action id, data types, number of bound arguments)`` of the action
     ``r`` names in a table (``listed``: in its actions list, where only directional
-    parameters may be bound); the BMv2 action is lowered on first use of its binding."""
+    parameters may be bound); the BMv2 action is lowered on first use of its binding. A data
+    type is the parameter's own for bit<W>/int<W>, else bit<W> of its width (an enum's)."""
     env = ctx.env
     a = lower(r.name, ctx)
     if not isinstance(a, ObjRef) or a.kind != "action":
         raise CompileError(r.pos, f"'{expr_text(r.name)}' is not an action")
     decl: A.ActionDecl = a.decl
-    widths = []
+    types = []
     for p in decl.params:
         if p.direction == "":
             t = resolve_type(env, p.type, const_eval)
@@ -54,7 +57,7 @@ def table_action(r: A.ActionRef, ctx: Ctx, listed: bool = False) -> tuple[str, i
                     p.pos,
                     f"action parameter '{p.name}' of type {t.show()} cannot be set by the control plane",
                 )
-            widths.append(w)
+            types.append(t if isinstance(t, T.Bits) else T.Bits(w))
     binds = _bound_args(decl, r, ctx)
     if listed and len(r.args) > len(binds):  # p4c: a directionless parameter is the control
         extra = r.args[len(binds)]  # plane's (a `default_action` or an entry gives it)
@@ -76,7 +79,7 @@ def table_action(r: A.ActionRef, ctx: Ctx, listed: bool = False) -> tuple[str, i
             written = _written_bindings(decl, r, a)
             env.bound_actions[key] = lower_action(a, decl, binds, ctx, written)
         aid = env.bound_actions[key]
-    return a.name, aid, widths, len(binds)
+    return a.name, aid, types, len(binds)
 
 
 def _bound_args(decl: A.ActionDecl, r: A.ActionRef, ctx: Ctx) -> list[Value]:

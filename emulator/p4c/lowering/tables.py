@@ -170,7 +170,7 @@ class TableBuilder:
     def _action_data(
         self, r: A.ActionRef, emit_action: Any, pos: Pos
     ) -> tuple[str, int, list[str]]:
-        aname, aid, widths, nbound = emit_action(r, data=True)
+        aname, aid, types, nbound = emit_action(r, data=True)
         if aname not in self.action_names:
             raise CompileError(
                 pos, f"action '{aname}' is not in the actions list of table {self.name}"
@@ -183,16 +183,16 @@ class TableBuilder:
             )
         vals = []
         data_args = r.args[nbound:]
-        if len(data_args) != len(widths):
+        if len(data_args) != len(types):
             raise CompileError(
-                pos, f"action '{aname}' expects {len(widths)} arguments, got {len(data_args)}"
+                pos, f"action '{aname}' expects {len(types)} arguments, got {len(data_args)}"
             )
-        for a, w in zip(data_args, widths, strict=True):
-            c = lower(a.value, self.ctx, T.Bits(w))
+        for a, t in zip(data_args, types, strict=True):
+            c, w = lower(a.value, self.ctx, t), t.width
             if not isinstance(c, Const):
                 raise CompileError(a.value.pos, "action arguments here must be constants")
             c = (
-                coerce(c, T.Bits(w), a.value.pos, "action argument")
+                coerce(c, t, a.value.pos, "action argument")
                 if isinstance(c.type, T.Bits | T.InfInt)
                 else c
             )
