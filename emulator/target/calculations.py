@@ -31,7 +31,6 @@ class Calculation:
         # Pack MSB-first into one integer, as hashes.pack_fields does (zero-pad on the right);
         # fields of invalid headers are skipped, consecutive fields share one validity test.
         groups: list[tuple[HeaderInfo | None, list[tuple[str, str]]]] = []
-        last: HeaderInfo | None = None
         payload = False
         for item in doc.get("input", []):
             kind, value = item.get("type"), item.get("value")
@@ -42,7 +41,6 @@ class Calculation:
                 if h.vl is not None and h.index.get(str(value[1])) == h.vl:
                     w = f"f[{h.vl_len}]"
                 terms = [(f"f[{slot}]", w)]
-                last = h
             elif kind == "hexstr":
                 width = int(item.get("bitwidth", 0))
                 terms = [(str(hexint(value, "calculation") & ((1 << width) - 1)), str(width))]
@@ -50,7 +48,6 @@ class Calculation:
             elif kind == "header":
                 h = layout.header(str(value))
                 terms = [(f"f[{h.base + i}]", str(w)) for i, (_, w, _) in enumerate(h.fields)]
-                last = h
             elif kind == "payload":
                 payload = True
                 continue
@@ -62,7 +59,9 @@ class Calculation:
             else:
                 groups.append((guard, terms))
         me = cg.const(self)
-        tail = f" + {me}.deparser.tail(f, p, {cg.const(last)})" if payload else ""
+        # BMv2 computes a checksum before the deparser puts the headers back: the payload is
+        # the bytes the parser left, not the headers emitted after this one
+        tail = " + p.payload" if payload else ""
         pack = _pack_lines(cg, groups)
         self.data: Callable[[list[int], Pkt], bytes] = cg.function(
             cg.fresh("calc_"), "f, p", [*pack, f"return x{tail}"]

@@ -31,6 +31,10 @@ class Pkt:
     truncate = -1  # the length truncate() asked for, the smallest of them; -1: none
     origin: Any = None  # framereplay: the ingress outcome replayed instead of parsing
     full = True  # False: f holds metadata only, not the parsed header fields
+    #: the port the frame came in on (BMv2's ``packet->get_ingress_port()``): kept through
+    #: resubmit and recirculation, where standard_metadata.ingress_port is reset to 0, and
+    #: what an I2E clone is parsed again with
+    rx_port = 0
 
     def __init__(self, buf: bytes, f: list[int]) -> None:
         self.buf = buf

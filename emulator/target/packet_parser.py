@@ -22,7 +22,10 @@ from emulator.target.union_stacks import extract_plan
 
 __all__ = ["Calculation", "Checksums", "Deparser", "Parser", "emit_vl", "extract_vl"]
 
-MAX_PARSER_STEPS = 4096  # a parser looping without consuming input stops with ParserTimeout
+#: a parser looping without consuming input stops with ParserTimeout after this many states;
+#: BMv2 has no bound (it loops for ever), so it is far above any parser that ends (a
+#: 5,000-state loop ends on simple_switch: probe round 8)
+MAX_PARSER_STEPS = 65536
 
 
 def _ret(target: str) -> list[str]:
@@ -369,14 +372,3 @@ class Deparser:
     @staticmethod
     def _emit(cg: CodeGen, h: HeaderInfo) -> str:
         return f"_evl(f, {cg.const(h)})" if h.vl is not None else _emit_expr(h, cg)
-
-    def tail(self, f: list[int], p: Pkt, after: HeaderInfo | None) -> bytes:
-        """Valid headers placed after ``after`` in deparse order, plus the payload."""
-        out, seen = [], after is None
-        for h, emit in self.emitters:
-            if seen and f[h.valid]:
-                out.append(emit(f))
-            if h is after:
-                seen = True
-        out.append(p.payload)
-        return b"".join(out)

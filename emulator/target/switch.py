@@ -39,7 +39,9 @@ from emulator.vocab import EtherType
 
 DROP_PORT = 511
 MAC_CONTROL = EtherType.MAC_CONTROL.to_bytes(2, "big")  # 802.3x/802.1Qbb (PFC)
-MAX_REENTRIES = 32  # resubmit/recirculate chains longer than this are dropped
+#: resubmit chains longer than this are dropped; BMv2 has no bound (a packet resubmitted
+#: for ever loops for ever), so it is far above any chain that ends (40 on simple_switch)
+MAX_REENTRIES = 1024
 MAX_WORK = 4096  # packets one process() call may handle (bounds clone/recirc storms)
 
 Item = tuple[int, int, Pkt]  # (egress port, queue priority, packet)
@@ -235,6 +237,7 @@ class Switch:
         for _ in range(MAX_REENTRIES):
             f = self._template.copy()
             p = Pkt(frame, f)
+            p.rx_port = port
             if preserved is None:  # a new frame from a port
                 (s_port, m_port), (s_type, m_type), (s_len, m_len) = self._in_slots
                 f[s_port], f[s_type], f[s_len] = port & m_port, itype & m_type, len(frame) & m_len
@@ -295,6 +298,7 @@ class Switch:
         q = Pkt(p.buf, f)
         q.off, q.payload = p.off, p.payload
         q.length_register = p.length_register
+        q.rx_port = p.rx_port
         return q
 
     def _replicate(self, f: list[int], p: Pkt, mgid: int, itype: int) -> list[Item]:
@@ -323,7 +327,8 @@ class Switch:
     def _clone_i2e(self, port: int, frame: bytes, f: list[int], p: Pkt) -> list[Item]:
         g = self._template.copy()
         q = Pkt(frame, g)
-        self._set(g, "ingress_port", port)  # the parser may branch on it
+        q.rx_port = port
+        self._set(g, "ingress_port", port)  # the parser may branch on it: the receive port
         try:
             self.program.parser.parse(g, q)
         except Exception as exc:
@@ -386,7 +391,7 @@ class Switch:
             return None, [], []
         if p.recirc_fl is not None:  # whole: simple_switch truncates only what it sends
             preserved = self._preserve(f, p.recirc_fl)
-            return None, clones, [(f[self._std["ingress_port"]], frame, preserved)]
+            return None, clones, [(p.rx_port, frame, preserved)]
         if p.truncate >= 0 and len(frame) > p.truncate:
             frame = frame[: p.truncate]
         return frame, clones, []

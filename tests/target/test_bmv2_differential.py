@@ -120,6 +120,8 @@ def test_l3_ecmp_forty_flows_match_bmv2(tmp_path):
         "select_defaults",
         "ctor_args",
         "invalid_keys",
+        "payload_checksums",
+        "clone_rx_port",
     ],
 )
 @pytest.mark.parametrize("compiler", ["p4c-bm2-ss", "fabemu"])
