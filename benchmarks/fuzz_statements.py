@@ -30,6 +30,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from fuzz_differential import Result, drive, field_diffs, run_program  # noqa: E402
 from fuzz_programs import (  # noqa: E402
+    BOOL,
     HEAD,
     IN_BYTES,
     INPUTS,
@@ -104,15 +105,18 @@ def reductions(block: Block) -> list[Block]:
 
 @dataclass
 class Action:
-    """An action of the control: directionless parameters, a body."""
+    """An action of the control: ``io`` parameters (direction, name, type; only for direct
+    calls), then directionless ones (a table's entries give them), a body."""
 
     name: str
     params: Layout
     body: Block = ()
     exits: bool = False  # its body exits (itself or by a call)
+    io: list[tuple[str, str, Ty]] = field(default_factory=list)
 
     def decl(self) -> list[str]:
-        ps = ", ".join(f"{tname(t)} {n}" for n, t in self.params)
+        ps = ", ".join([f"{d} {tname(t)} {n}" for d, n, t in self.io]
+                       + [f"{tname(t)} {n}" for n, t in self.params])  # fmt: skip
         lines = [ln for n in self.body for ln in n.lines("        ")]
         return [f"    action {self.name}({ps}) {{", *lines, "    }"]
 
@@ -150,7 +154,7 @@ class Program:
         for i, a in enumerate(self.actions):
             for b in reductions(a.body):
                 acts = list(self.actions)
-                acts[i] = Action(a.name, a.params, b)
+                acts[i] = Action(a.name, a.params, b, a.exits, a.io)
                 out.append(Program(self.outs, self.locals, acts, self.tables, self.init, self.body))
         return out
 
@@ -163,10 +167,13 @@ class StmtGen(Gen):
         self.values = [decode(b"\x00" + f, INPUTS, OUT_AT - IN_BYTES) for f in packets]
         self.readable: list[tuple[str, Ty]] = []
         self.writable: list[tuple[str, Ty]] = []
-        self.actions: list[Action] = []
+        self.actions: list[Action] = []  # tables' actions
+        self.io_actions: list[Action] = []  # with inout/in parameters: direct calls only
         self.tables: list[str] = []
 
     def leaf(self, t: Ty) -> Expr:
+        if t == BOOL and self.rng.random() < 0.1:
+            return Expr("hdr.outp.isValid()", t)
         same = [ref for ref, vt in self.readable if vt == t]
         if same and self.rng.random() < 0.4:
             return Expr(self.rng.choice(same), t)
@@ -190,8 +197,27 @@ class StmtGen(Gen):
             act.body = self.block(1, act)
             self.readable = saved
             self.actions.append(act)
+        for i in range(r.randint(0, 2)):
+            self.io_actions.append(self.io_action(i))
         body = self.block(2, None)
-        return Program(outs, locs, self.actions, self.tables, init, body)
+        return Program(outs, locs, self.actions + self.io_actions, self.tables, init, body)
+
+    def io_action(self, i: int) -> Action:
+        """``action hI(inout T xI, in U yI)``: copy-in/copy-out, aliased arguments."""
+        t, u = self.rng.choice(self.writable)[1], self.ty()
+        act = Action(f"h{i}", [], io=[("inout", f"x{i}", t), ("in", f"y{i}", u)])
+        saved = self.readable, self.writable
+        self.readable = [*saved[0], (f"x{i}", t), (f"y{i}", u)]
+        self.writable = [*saved[1], (f"x{i}", t)]
+        act.body = self.block(1, act)
+        self.readable, self.writable = saved
+        return act
+
+    def call(self, a: Action) -> str:
+        """A direct call of ``a``: a variable of its type for an inout parameter."""
+        args = [self.rng.choice([ref for ref, vt in self.writable if vt == t]) if d == "inout"
+                else self.expr(t) for d, _, t in a.io]  # fmt: skip
+        return f"{a.name}({', '.join(args + [self.expr(t) for _, t in a.params])});"
 
     def block(self, depth: int, action: Action | None) -> Block:
         return tuple(self.stmt(depth, action) for _ in range(self.rng.randint(1, 3 + depth)))
@@ -206,7 +232,8 @@ class StmtGen(Gen):
         kinds += ["if"] * 2 * (depth > 0)
         if action is None:
             kinds += ["apply", "hit", "switch"] * (depth > 0) + ["valid"] * (r.random() < 0.2)
-        callable_ = [a for a in self.actions if not (cond_in_action and a.exits)]
+            kinds += ["return"] * (r.random() < 0.1)
+        callable_ = [a for a in self.actions + self.io_actions if not (cond_in_action and a.exits)]
         kind = r.choice([k for k in kinds if k != "call" or callable_])
         if kind == "assign":
             ref, t = r.choice(self.writable)
@@ -215,7 +242,9 @@ class StmtGen(Gen):
             a = r.choice(callable_)
             if action is not None:
                 action.exits |= a.exits
-            return Node((f"{a.name}({', '.join(self.expr(t) for _, t in a.params)});",))
+            return Node((self.call(a),))
+        if kind == "return":
+            return Node(("return;",))
         if kind == "exit":
             if action is not None:
                 action.exits = True
@@ -250,16 +279,18 @@ class StmtGen(Gen):
         cases = tuple(self.block(depth - 1, None) for _ in groups)
         return Node(tuple(heads), cases, "}\n}")
 
-    def key_entry(self, name: str, w: int, kind: str) -> str:
-        """One key's value in a const entry, from a packet's value of the field (mostly)."""
-        r, top = self.rng, (1 << w) - 1
-        v = r.choice(self.values)[name] if r.random() < 0.7 else r.getrandbits(w)
+    def key_entry(self, ref: str, w: int, kind: str) -> str:
+        """One key's value in a const entry: an input's from a packet (mostly), a variable's
+        0, all ones or random."""
+        r, top, name = self.rng, (1 << w) - 1, ref.removeprefix("hdr.inp.")
+        if name != ref and r.random() < 0.7:
+            v = r.choice(self.values)[name]
+        else:
+            v = r.choice((0, top, r.getrandbits(w), r.getrandbits(w)))
         if kind == "exact":
             return f"{w}w{v}"
         if r.random() < 0.15 and (kind != "range" or w < 32):
-            return (
-                "_"  # p4c 1.2.4.8 writes `_` of a range key of >= 32 bits as 0 .. (1 << w % 32) - 1
-            )
+            return "_"  # p4c 1.2.4.8 writes a range's `_` as 0 .. (1 << w % 32) - 1
         if kind == "range":
             lo, hi = sorted((v, r.choice((v, r.getrandbits(w), top, 0))))
             return f"{w}w{lo} .. {w}w{hi}"
@@ -273,7 +304,9 @@ class StmtGen(Gen):
     def table(self) -> tuple[str, list[Action]]:
         """A new table (each is applied once); its name and its actions."""
         r, name = self.rng, f"t{len(self.tables)}"
-        keys = r.sample(KEYS, r.randint(1, 3))
+        pool = [(f"hdr.inp.{n}", t) for n, t in KEYS]
+        pool += [(ref, t) for ref, t in self.writable if not t[0] and r.random() < 0.3]
+        keys = r.sample(pool, r.randint(1, 3))
         kinds = [r.choice(KINDS) for _ in keys]
         if kinds.count("lpm") > 1:
             kinds = [k if k != "lpm" or i == kinds.index("lpm") else "exact"
@@ -294,7 +327,7 @@ class StmtGen(Gen):
                 seen.add(key)
                 entries.append(f"            ({', '.join(key)}) : {call(r.choice(acts))};")
         lines = [f"    table {name} {{", "        key = {"]
-        lines += [f"            hdr.inp.{n}: {k};" for (n, _), k in zip(keys, kinds, strict=True)]
+        lines += [f"            {ref}: {k};" for (ref, _), k in zip(keys, kinds, strict=True)]
         lines += ["        }", f"        actions = {{ {' '.join(a.name + ';' for a in acts)} }}"]
         if entries:
             lines += ["        const entries = {", *entries, "        }"]
@@ -372,7 +405,7 @@ class Fuzzer:
             return
         if res.p4c_error or res.real_error:
             st["refused by both" if res.p4c_error else "simple_switch errors"] += 1
-            if a.verbose:
+            if a.verbose or res.real_error:
                 print(f"[{n}] p4c: {res.p4c_error} | simple_switch: {res.real_error}")
             return
         st["compiled by both"] += 1

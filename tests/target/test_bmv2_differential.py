@@ -122,6 +122,7 @@ def test_l3_ecmp_forty_flows_match_bmv2(tmp_path):
         "invalid_keys",
         "payload_checksums",
         "clone_rx_port",
+        "unnamed_inout_args",
     ],
 )
 @pytest.mark.parametrize("compiler", ["p4c-bm2-ss", "fabemu"])

@@ -29,6 +29,7 @@ from emulator.p4c.frontend.values import (
 )  # fmt: skip
 from emulator.p4c.lowering.context import Ctx
 from emulator.p4c.lowering.exprs import coerce, const_eval, lower, scalar
+from emulator.p4c.lowering.restore_args import Pending, restorable, restore_written
 from emulator.p4c.lowering.stmts import assign_value, conditional_exit, exit_in, lower_block
 
 VOID = ObjRef("void", "", type=T.VOID)
@@ -218,9 +219,12 @@ def inline_action(
     inner = ctx.fresh(Scope(scope_parent), "action", ctx.prefix)
     inner.prims = ctx.prims
     copies: list[tuple[Value, Value, Pos]] = []
+    pending: list[Pending] = []  # unnamed inout arguments the body may write another way
     for p, e in zip(decl.params, exprs, strict=True):
         t = resolve_type(ctx.env, p.type, const_eval)
         v = lower(e, ctx, t)
+        if restorable(p.direction, mentions(decl.body, p.name), v):
+            pending.append((len(copies), v, t, e.pos))  # type: ignore[arg-type]
         if p.direction in ("", "in") and isinstance(v, RV | Const) and not isinstance(t, T.StructT):
             v = coerce(v, t, e.pos, "argument")
             if p.direction == "in" and isinstance(v, RV) and v.lvalue:
@@ -232,7 +236,7 @@ def inline_action(
         inner.scope.bind(p.name, v)
     start = len(ctx.prims)
     lower_block(decl.body.stmts, inner)
-    body_end = len(ctx.prims)
+    body_end = restore_written(ctx, pending, copies, start, len(ctx.prims))
     copy_out(ctx, copies, pos)
     copy_out_before_exit(ctx, start, body_end, decl)
 
@@ -262,9 +266,12 @@ def inline_function(ctx: Ctx, decl: A.FunctionDecl, args: tuple[A.Arg, ...], pos
     inner = ctx.fresh(type(ctx.scope)(ctx.env.globals), "action", ctx.prefix)
     inner.prims = ctx.prims
     copies: list[tuple[Value, Value, Pos]] = []
+    pending: list[Pending] = []  # unnamed inout arguments the body may write another way
     for p, e in zip(decl.params, exprs, strict=True):
         t = resolve_type(ctx.env, p.type, const_eval)
         v = lower(e, ctx, t)
+        if restorable(p.direction, mentions(decl.body, p.name), v):
+            pending.append((len(copies), v, t, e.pos))  # type: ignore[arg-type]
         if p.direction in ("", "in") and isinstance(v, RV | Const):
             tmp = ctx.temp(t, e.pos, p.name)
             assign_value(tmp, v, ctx, e.pos)
