@@ -29,7 +29,12 @@ from emulator.p4c.frontend.values import (
 )  # fmt: skip
 from emulator.p4c.lowering.context import Ctx
 from emulator.p4c.lowering.exprs import coerce, const_eval, lower, scalar
-from emulator.p4c.lowering.restore_args import Pending, restorable, restore_written
+from emulator.p4c.lowering.restore_args import (
+    Pending,
+    invalidate_out,
+    restorable,
+    restore_written,
+)
 from emulator.p4c.lowering.stmts import assign_value, conditional_exit, exit_in, lower_block
 
 VOID = ObjRef("void", "", type=T.VOID)
@@ -220,11 +225,14 @@ def inline_action(
     inner.prims = ctx.prims
     copies: list[tuple[Value, Value, Pos]] = []
     pending: list[Pending] = []  # unnamed inout arguments the body may write another way
+    unnamed_out: list[tuple[Value, Pos]] = []
     for p, e in zip(decl.params, exprs, strict=True):
         t = resolve_type(ctx.env, p.type, const_eval)
         v = lower(e, ctx, t)
         if restorable(p.direction, mentions(decl.body, p.name), v):
             pending.append((len(copies), v, t, e.pos))  # type: ignore[arg-type]
+        if p.direction == "out" and not mentions(decl.body, p.name):
+            unnamed_out.append((v, e.pos))  # its headers end invalid, as p4c's copy-out
         if p.direction in ("", "in") and isinstance(v, RV | Const) and not isinstance(t, T.StructT):
             v = coerce(v, t, e.pos, "argument")
             if p.direction == "in" and isinstance(v, RV) and v.lvalue:
@@ -238,6 +246,8 @@ def inline_action(
     lower_block(decl.body.stmts, inner)
     body_end = restore_written(ctx, pending, copies, start, len(ctx.prims))
     copy_out(ctx, copies, pos)
+    for v, vpos in unnamed_out:
+        invalidate_out(ctx, v, vpos)
     copy_out_before_exit(ctx, start, body_end, decl)
 
 
@@ -289,6 +299,7 @@ def inline_function(ctx: Ctx, decl: A.FunctionDecl, args: tuple[A.Arg, ...], pos
     lower_block(decl.body.stmts, inner)  # a return jumps here, before the copy-out
     if ctx.where == "parser":
         straight_line(ctx, body_start, decl, pos)
+    restore_written(ctx, pending, copies, body_start, len(ctx.prims))
     copy_out(ctx, copies, pos)
     if isinstance(result, RV):
         return RV(result.json, rt)

@@ -30,6 +30,7 @@ from emulator.p4c.lowering.calls import VOID, args_of
 from emulator.p4c.lowering.context import Ctx
 from emulator.p4c.lowering.exprs import coerce, const_eval, lower, scalar
 from emulator.p4c.lowering.parser_stores import without_dead_stores
+from emulator.p4c.lowering.restore_args import invalidate_out
 from emulator.p4c.lowering.stmts import lower_stmt
 from emulator.p4c.lowering.sub_controls import bind_ctor_args
 
@@ -318,7 +319,10 @@ class _ParserInliner:
         bind_ctor_args(base, sdecl, sctx, st.pos)
         for p, a in zip(sdecl.params, st.call.args, strict=True):
             t = resolve_type(self.env, p.type, const_eval)
-            sctx.scope.bind(p.name, lower(a.value, ctx, t))
+            v = lower(a.value, ctx, t)
+            if p.direction == "out":  # its headers start invalid (p4c: a fresh copy)
+                invalidate_out(ctx, v, a.value.pos)
+            sctx.scope.bind(p.name, v)
         return sdecl, sctx, base.name.split(".")[-1]
 
     def _value_set(self, decl: A.ParserDecl, loc: A.ValueSetDecl, ctx: Ctx) -> None:

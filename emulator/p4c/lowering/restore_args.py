@@ -18,7 +18,8 @@ from typing import Any
 
 from emulator.p4c.diagnostics import Pos
 from emulator.p4c.frontend import types as T
-from emulator.p4c.frontend.values import RV, Value, hexv, to_data
+from emulator.p4c.frontend import values as V
+from emulator.p4c.frontend.values import RV, HeaderRef, Value, hexv, to_data
 from emulator.p4c.lowering.context import Ctx
 
 #: (position in the copy-out list, the argument, its type, where the call is)
@@ -67,3 +68,18 @@ def restore_written(
         body_end += 1
         copies.insert(index, (arg, tmp, pos))
     return body_end
+
+
+def invalidate_out(ctx: Ctx, v: Value, pos: Pos) -> None:
+    """An ``out`` parameter's headers start invalid (P4 leaves other fields undefined)."""
+    if isinstance(v, HeaderRef) and v.dyn is None:
+        ctx.emit("remove_header", [v.json()], pos)
+    elif isinstance(v, V.StackRef):
+        for e in v.elems:
+            invalidate_out(ctx, e, pos)
+    elif isinstance(v, V.StructRef):
+        for f in v.fields.values():
+            invalidate_out(ctx, f, pos)
+    elif isinstance(v, V.UnionRef):
+        for m in v.members.values():
+            invalidate_out(ctx, m, pos)

@@ -24,6 +24,7 @@ from emulator.p4c.frontend.decls import resolve_type
 from emulator.p4c.frontend.values import RV, HeaderRef, ListV, ObjRef, Value
 from emulator.p4c.lowering.context import Ctx
 from emulator.p4c.lowering.exprs import coerce, const_eval, lower
+from emulator.p4c.lowering.restore_args import invalidate_out
 from emulator.p4c.lowering.stmts import assign_value, exit_in
 from emulator.p4c.lowering.tables import cp_name
 
@@ -70,27 +71,18 @@ def bind_apply_args(ctx: Ctx, sctx: Ctx, decl: A.ControlDecl, call: A.Call) -> A
                 assign_value(storage, v, ctx, pos)
             res.copies.append((v, storage, pos))
             v = storage
+        elif p.direction == "out" and isinstance(v, RV) and v.slice_of is None:
+            # as p4c: the callee writes a fresh temporary (0 until written), copied back,
+            # so a path that leaves it alone writes 0 (P4 leaves the value unspecified)
+            storage = ctx.temp(resolve_type(ctx.env, p.type, const_eval), pos, p.name)
+            res.copies.append((v, storage, pos))
+            v = storage
         if p.direction == "out":
-            _invalidate(ctx, v, pos)
+            invalidate_out(ctx, v, pos)
         sctx.scope.bind(p.name, v)
     res.copy_in = ctx.prims
     ctx.prims = saved
     return res
-
-
-def _invalidate(ctx: Ctx, v: Value, pos: Pos) -> None:
-    """An ``out`` parameter's headers start invalid (P4 leaves other fields undefined)."""
-    if isinstance(v, HeaderRef) and v.dyn is None:
-        ctx.emit("remove_header", [v.json()], pos)
-    elif isinstance(v, V.StackRef):
-        for e in v.elems:
-            _invalidate(ctx, e, pos)
-    elif isinstance(v, V.StructRef):
-        for f in v.fields.values():
-            _invalidate(ctx, f, pos)
-    elif isinstance(v, V.UnionRef):
-        for m in v.members.values():
-            _invalidate(ctx, m, pos)
 
 
 def _storage_for(ctx: Ctx, name: str, v: Value, t: Any, pos: Pos) -> Value:
