@@ -364,10 +364,6 @@ class Deparser:
         self.deparse: Callable[[list[int], Pkt], bytes] = cg.function(
             cg.fresh("dep_"), "f, p", body
         )
-        self.emitters = [
-            (h, cg.function(cg.fresh("emit_"), "f", [f"return {self._emit(cg, h)}"]))
-            for h in self.order
-        ]
 
     @staticmethod
     def _emit(cg: CodeGen, h: HeaderInfo) -> str:

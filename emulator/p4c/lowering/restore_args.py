@@ -1,4 +1,4 @@
-"""Copy-in/copy-out of an ``inout`` argument the action never names.
+"""Arguments a callee never names: copy-in/copy-out of ``inout`` ones, invalid ``out`` headers.
 
 fabemu binds no copy to an ``inout`` parameter the body never mentions (p4c's optimiser
 drops the copies of such a parameter, and reading the argument could be a stack index past
@@ -10,6 +10,10 @@ body's primitives show the write::
 
     body:      [start .......... body_end)        copy-outs
     after:     [start] tmp = arg, body ..., then   arg = tmp  (in parameter order)
+
+An ``out`` parameter starts uninitialised, a header in it invalid, and is copied back: so
+an ``out`` header argument the callee never names, or never makes valid, ends invalid
+(``invalidate_out``; p4c gives every ``out`` parameter a fresh copy).
 """
 
 from __future__ import annotations
