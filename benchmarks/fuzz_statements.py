@@ -253,7 +253,9 @@ class StmtGen(Gen):
             return Node((f"hdr.outp.{r.choice(('setInvalid', 'setValid'))}();",))
         if kind == "if":
             cond = self.boolean(r.randint(0, 2)).text()
-            if r.random() < 0.3:
+            # no else in actions: p4c 1.2.4.8 predicates an if/else assigning a field in
+            # both branches into code that applies one branch's last assignment twice
+            if r.random() < 0.3 or action is not None:
                 return Node((f"if ({cond}) {{",), (self.block(depth - 1, action),), "}")
             blocks = (self.block(depth - 1, action), self.block(depth - 1, action))
             return Node((f"if ({cond}) {{", "} else {"), blocks, "}")

@@ -12,7 +12,7 @@ from typing import Any
 
 from emulator import speedups
 from emulator.target.codegen import CodeGen, hexint
-from emulator.target.errors import ProgramError
+from emulator.target.errors import CliError, ProgramError
 from emulator.target.externs import CounterArray, Meter, MeterArray, RegisterArray
 from emulator.target.packet_parser import Calculation, Checksums, Deparser, Parser
 from emulator.target.primitives import ActionCompiler, ActionEnv
@@ -252,7 +252,10 @@ class CompiledProgram:
             match = [_const_match(mk, kf) for mk, kf in zip(ent["match_key"], keys)]
             ae = ent["action_entry"]
             data = tuple(hexint(x, f"table {name} entry") for x in ae.get("action_data", []))
-            table.add(match, self._action(ae["action_id"]), data, int(ent.get("priority", i)))
+            try:
+                table.add(match, self._action(ae["action_id"]), data, int(ent.get("priority", i)))
+            except CliError as exc:  # as simple_switch, which refuses to load such a JSON
+                raise ProgramError(f"table {name}: duplicate entries in table initializer") from exc
         table.immutable = bool(t.get("entries"))
         if "max_size" in t:  # as BMv2, after the const entries
             table.max_size = int(t["max_size"])

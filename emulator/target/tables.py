@@ -304,6 +304,13 @@ class Table:
         return e.handle
 
     def _match_key(self, match: tuple[Any, ...], priority: int) -> tuple[Any, ...]:
+        """What makes two entries one: an lpm value counts only within its prefix (BMv2
+        keys its trie on the prefix bits: 6/2 and 2/2 of a 3-bit key are one entry)."""
+        i = self.lpm_index
+        if i >= 0:
+            value, plen = match[i]
+            masked = (value & lpm_mask(self.keys[i].width, plen), plen)
+            match = (*match[:i], masked, *match[i + 1 :])
         return (match, priority if self.needs_priority else 0)
 
     def _find(self, match: tuple[Any, ...], priority: int) -> Entry | None:
