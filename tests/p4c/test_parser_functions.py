@@ -42,3 +42,15 @@ def test_function_with_control_flow_in_a_parser_state_is_refused_at_the_call(bod
     assert info.value.pos.col == lines[call].index("inc(") + 1
     assert "function inc has an if statement or an early return" in info.value.message
     assert "parser state" in info.value.message
+
+
+def test_a_conditional_expression_in_a_function_called_in_a_parser_is_refused() -> None:
+    """p4c-bm2-ss: "IfStatement: not supported in parser"; a ``?:`` in the state itself
+    compiles on both."""
+    body = "bit<8> inc(in bit<8> x) {\n    return x == 0 ? 8w1 : x + 1;\n}\n"
+    text = SOURCE.replace(INC, body)
+    with pytest.raises(CompileError, match=r"holds a conditional expression \(\?:\)") as info:
+        compile_source(text, "pf.p4")
+    assert info.value.pos.line == text.split("\n").index("    return x == 0 ? 8w1 : x + 1;") + 1
+    direct = SOURCE.replace("meta.m = inc(hdr.pf.k);", "meta.m = hdr.pf.k == 0 ? 8w1 : 8w2;")
+    compile_source(direct, "pf.p4")

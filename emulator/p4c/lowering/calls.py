@@ -308,7 +308,16 @@ def inline_function(ctx: Ctx, decl: A.FunctionDecl, args: tuple[A.Arg, ...], pos
 
 def straight_line(ctx: Ctx, start: int, decl: A.FunctionDecl, pos: Pos) -> None:
     """A function inlined into a parser state: drop the ``return`` jumps to the next
-    primitive; any other jump (an ``if``, an early ``return``) has no parser op to become."""
+    primitive; any other jump (an ``if``, an early ``return``) has no parser op to become.
+    A ``?:`` in its body is refused too: p4c-bm2-ss makes an ``if`` of it there ("not
+    supported in parser"), though it takes one written in the state itself."""
+    mux = next((n for n in A.nodes(decl.body) if isinstance(n, A.Ternary)), None)
+    if mux is not None:
+        raise CompileError(
+            mux.pos,
+            f"function {decl.name} holds a conditional expression (?:): p4c-bm2-ss turns it "
+            "into an if statement, which a parser state cannot hold",
+        )
     kept = []
     for i, p in enumerate(ctx.prims[start:], start):
         if p["op"] not in ("_jump", "_jump_if_zero"):
