@@ -11,6 +11,7 @@ from emulator.p4c.frontend.values import RV, ObjRef, Value
 from emulator.p4c.lowering.calls import VOID, args_of, in_arg, out_arg
 from emulator.p4c.lowering.context import Ctx
 from emulator.p4c.lowering.deparser_blocks import packet_out_method
+from emulator.p4c.lowering.out_stores import drop_dead_store
 from emulator.p4c.lowering.parser_blocks import packet_in_method
 
 ExternMethod = Callable[[Ctx, A.Call, ObjRef, Pos], Value]
@@ -55,7 +56,9 @@ def _meter_execute(ctx: Ctx, call: A.Call, base: ObjRef, pos: Pos) -> Value:
     idx_t = _index_type(base, 0)
     dst = out_arg(ctx, o, None)
     arr = {"type": "meter_array", "value": base.name}
-    ctx.emit("execute_meter", [arr, in_arg(ctx, i, idx_t), dst.json], pos)
+    index = in_arg(ctx, i, idx_t)
+    drop_dead_store(ctx, dst.json, index)  # p4c's dead-store pass: an index past the end shows it
+    ctx.emit("execute_meter", [arr, index, dst.json], pos)
     return VOID
 
 
