@@ -124,6 +124,7 @@ def test_l3_ecmp_forty_flows_match_bmv2(tmp_path):
         "clone_rx_port",
         "unnamed_inout_args",
         "out_params",
+        "call_time_args",
     ],
 )
 @pytest.mark.parametrize("compiler", ["p4c-bm2-ss", "fabemu"])

@@ -27,6 +27,7 @@ from emulator.p4c.frontend.values import (
     hexv,
     to_data,
 )  # fmt: skip
+from emulator.p4c.lowering.arg_eval import may_change
 from emulator.p4c.lowering.context import Ctx
 from emulator.p4c.lowering.exprs import coerce, const_eval, lower, scalar
 from emulator.p4c.lowering.restore_args import (
@@ -235,7 +236,13 @@ def inline_action(
             unnamed_out.append((v, e.pos))  # its headers end invalid, as p4c's copy-out
         if p.direction in ("", "in") and isinstance(v, RV | Const) and not isinstance(t, T.StructT):
             v = coerce(v, t, e.pos, "argument")
-            if p.direction == "in" and isinstance(v, RV) and v.lvalue:
+            # evaluated at the call, as p4c does: an ``in`` argument always; a directionless
+            # one in a call from a control (p4c substitutes it where an action calls one)
+            at_call = p.direction == "in" or ctx.where != "action"
+            if isinstance(v, RV) and (
+                (p.direction == "in" and v.lvalue)
+                or (at_call and _reads_fields(v.json) and may_change(decl.body, e))
+            ):
                 tmp = ctx.temp(t, e.pos, p.name)
                 ctx.emit("assign", [tmp.json, to_data(v)], e.pos)
                 v = RV(tmp.json, t)
@@ -439,3 +446,12 @@ def in_arg(ctx: Ctx, e: A.Expr, t: T.Type | None) -> dict[str, Any]:
     if t is not None:
         v = coerce(v, t, e.pos, "argument")  # type: ignore[assignment]
     return to_data(v)
+
+
+def _reads_fields(j: Any) -> bool:
+    """Whether operand JSON ``j`` reads a field (else it is a constant expression)."""
+    if isinstance(j, dict):
+        return j.get("type") == "field" or any(_reads_fields(v) for v in j.values())
+    if isinstance(j, list):
+        return any(_reads_fields(v) for v in j)
+    return False
