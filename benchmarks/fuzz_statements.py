@@ -281,27 +281,31 @@ class StmtGen(Gen):
         cases = tuple(self.block(depth - 1, None) for _ in groups)
         return Node(tuple(heads), cases, "}\n}")
 
-    def key_entry(self, ref: str, w: int, kind: str) -> str:
-        """One key's value in a const entry: an input's from a packet (mostly), a variable's
-        0, all ones or random."""
+    def key_entry(self, ref: str, w: int, kind: str) -> tuple[str, tuple[int, int]]:
+        """One key's value in a const entry (an input's from a packet mostly, a variable's
+        0, all ones or random) and what BMv2 makes of it (entries equal so are one)."""
         r, top, name = self.rng, (1 << w) - 1, ref.removeprefix("hdr.inp.")
         if name != ref and r.random() < 0.7:
             v = r.choice(self.values)[name]
         else:
             v = r.choice((0, top, r.getrandbits(w), r.getrandbits(w)))
         if kind == "exact":
-            return f"{w}w{v}"
+            return f"{w}w{v}", (v, 0)
         if r.random() < 0.15 and (kind != "range" or w < 32):
-            return "_"  # p4c 1.2.4.8 writes a range's `_` as 0 .. (1 << w % 32) - 1
+            # (p4c 1.2.4.8 writes a range's `_` of >= 32 bits as 0 .. (1 << w % 32) - 1)
+            return "_", ((0, top) if kind == "range" else (0, 0))
         if kind == "range":
             lo, hi = sorted((v, r.choice((v, r.getrandbits(w), top, 0))))
-            return f"{w}w{lo} .. {w}w{hi}"
+            return f"{w}w{lo} .. {w}w{hi}", (lo, hi)
         if kind == "lpm":
             plen = r.randint(0, w)
             mask = top ^ ((1 << (w - plen)) - 1)
-        else:
-            mask = r.getrandbits(w) if r.random() < 0.7 else top
-        return f"{w}w{v & mask} &&& {w}w{mask}"
+            # BMv2 counts the prefix from the top of the key's whole bytes: the bits it
+            # compares are all that make two entries differ
+            v &= ((1 << plen) - 1) << (-(-w // 8) * 8 - plen)
+            return f"{w}w{v} &&& {w}w{mask}", (v, plen)
+        mask = r.getrandbits(w) if r.random() < 0.7 else top
+        return f"{w}w{v & mask} &&& {w}w{mask}", (v & mask, mask)
 
     def table(self) -> tuple[str, list[Action]]:
         """A new table (each is applied once); its name and its actions."""
@@ -324,10 +328,12 @@ class StmtGen(Gen):
 
         seen, entries = set(), []
         for _ in range(r.randint(0, 5)):
-            key = tuple(self.key_entry(n, t[1], k) for (n, t), k in zip(keys, kinds, strict=True))
-            if key not in seen:
-                seen.add(key)
-                entries.append(f"            ({', '.join(key)}) : {call(r.choice(acts))};")
+            parts = [self.key_entry(n, t[1], k) for (n, t), k in zip(keys, kinds, strict=True)]
+            norm = tuple(p[1] for p in parts)  # simple_switch refuses duplicates
+            if norm not in seen:
+                seen.add(norm)
+                text = ", ".join(p[0] for p in parts)
+                entries.append(f"            ({text}) : {call(r.choice(acts))};")
         lines = [f"    table {name} {{", "        key = {"]
         lines += [f"            {ref}: {k};" for (ref, _), k in zip(keys, kinds, strict=True)]
         lines += ["        }", f"        actions = {{ {' '.join(a.name + ';' for a in acts)} }}"]
