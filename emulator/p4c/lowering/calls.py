@@ -31,6 +31,7 @@ from emulator.p4c.lowering.arg_eval import may_change
 from emulator.p4c.lowering.context import Ctx
 from emulator.p4c.lowering.exprs import coerce, const_eval, lower, scalar
 from emulator.p4c.lowering.restore_args import (
+    Copy,
     Pending,
     invalidate_out,
     restorable,
@@ -224,16 +225,13 @@ def inline_action(
     scope_parent = bound if bound is not None else ctx.env.globals
     inner = ctx.fresh(Scope(scope_parent), "action", ctx.prefix)
     inner.prims = ctx.prims
-    copies: list[tuple[Value, Value, Pos]] = []
+    copies: list[Copy] = []
     pending: list[Pending] = []  # unnamed inout arguments the body may write another way
-    unnamed_out: list[tuple[Value, Pos]] = []
     for p, e in zip(decl.params, exprs, strict=True):
         t = resolve_type(ctx.env, p.type, const_eval)
         v = lower(e, ctx, t)
         if restorable(p.direction, mentions(decl.body, p.name), v):
             pending.append((len(copies), v, t, e.pos))  # type: ignore[arg-type]
-        if p.direction == "out" and not mentions(decl.body, p.name):
-            unnamed_out.append((v, e.pos))  # its headers end invalid, as p4c's copy-out
         if p.direction in ("", "in") and isinstance(v, RV | Const) and not isinstance(t, T.StructT):
             v = coerce(v, t, e.pos, "argument")
             # evaluated at the call, as p4c does: an ``in`` argument always; a directionless
@@ -253,8 +251,6 @@ def inline_action(
     lower_block(decl.body.stmts, inner)
     body_end = restore_written(ctx, pending, copies, start, len(ctx.prims))
     copy_out(ctx, copies, pos)
-    for v, vpos in unnamed_out:
-        invalidate_out(ctx, v, vpos)
     copy_out_before_exit(ctx, start, body_end, decl)
 
 
@@ -282,7 +278,7 @@ def inline_function(ctx: Ctx, decl: A.FunctionDecl, args: tuple[A.Arg, ...], pos
     exprs = call_args(decl.params, args, pos, f"function {decl.name}")
     inner = ctx.fresh(type(ctx.scope)(ctx.env.globals), "action", ctx.prefix)
     inner.prims = ctx.prims
-    copies: list[tuple[Value, Value, Pos]] = []
+    copies: list[Copy] = []
     pending: list[Pending] = []  # unnamed inout arguments the body may write another way
     for p, e in zip(decl.params, exprs, strict=True):
         t = resolve_type(ctx.env, p.type, const_eval)
@@ -363,7 +359,7 @@ def copy_in(
     v: Value,
     t: T.Type,
     pos: Pos,
-    copies: list[tuple[Value, Value, Pos]],
+    copies: list[Copy],
     body: A.Stmt,
     inputs: bool = False,
 ) -> Value:
@@ -373,7 +369,9 @@ def copy_in(
     directions = ("in", "inout", "out") if inputs else ("inout", "out")
     if p.direction not in directions or isinstance(v, ObjRef):
         return v
-    if not mentions(body, p.name):  # as p4c: an unused parameter is neither read nor written
+    if not mentions(body, p.name):  # as p4c: an unused parameter is neither read nor written,
+        if p.direction == "out" and not isinstance(v, RV):  # but its headers end invalid
+            copies.append((v, None, pos))
         return v
     if p.direction != "in":
         v = freeze_indices(ctx, v, pos)
@@ -422,10 +420,14 @@ def freeze_indices(ctx: Ctx, v: Value, pos: Pos) -> Value:
     return replace(v, json=frozen, slice_of=sl and (fix(sl[0]), sl[1], sl[2]))
 
 
-def copy_out(ctx: Ctx, copies: list[tuple[Value, Value, Pos]], pos: Pos) -> None:
-    """Write ``inout``/``out`` parameters back to their arguments, left to right."""
+def copy_out(ctx: Ctx, copies: list[Copy], pos: Pos) -> None:
+    """Write ``inout``/``out`` parameters back to their arguments, left to right (no
+    storage: an unnamed ``out`` parameter, whose headers become invalid)."""
     for arg, storage, apos in copies:
-        assign_value(arg, storage, ctx, apos)
+        if storage is None:
+            invalidate_out(ctx, arg, apos)
+        else:
+            assign_value(arg, storage, ctx, apos)
 
 
 def out_arg(ctx: Ctx, e: A.Expr, t: T.Type | None) -> RV:

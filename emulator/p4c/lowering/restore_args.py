@@ -28,6 +28,8 @@ from emulator.p4c.lowering.context import Ctx
 
 #: (position in the copy-out list, the argument, its type, where the call is)
 Pending = tuple[int, RV, T.Type, Pos]
+#: a copy-out: (argument, the parameter's storage or None to invalidate it, position)
+Copy = tuple[Value, Value | None, Pos]
 _JUMP_PARAM = {"_jump": 0, "_jump_if_zero": 1}
 
 
@@ -55,7 +57,7 @@ def _insert(prims: list[dict[str, Any]], at: int, prim: dict[str, Any]) -> None:
 def restore_written(
     ctx: Ctx,
     pending: list[Pending],
-    copies: list[tuple[Value, Value, Pos]],
+    copies: list[Copy],
     start: int,
     body_end: int,
 ) -> int:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from emulator.p4c.diagnostics import CompileError, Pos
+from emulator.p4c.diagnostics import CompileError
 from emulator.p4c.frontend import ast as A
 from emulator.p4c.frontend import types as T
 from emulator.p4c.frontend.ast import expr_text
@@ -27,6 +27,7 @@ from emulator.p4c.frontend.writes import may_write, overlap, read_paths
 from emulator.p4c.lowering.calls import copy_in, copy_out, copy_out_before_exit
 from emulator.p4c.lowering.context import Ctx
 from emulator.p4c.lowering.exprs import const_eval, lower
+from emulator.p4c.lowering.restore_args import Copy
 from emulator.p4c.lowering.stmts import lower_block
 from emulator.p4c.lowering.sub_controls import aliased
 
@@ -136,7 +137,7 @@ def lower_action(
     runtime: list[dict[str, Any]] = []
     directional = [p for p in decl.params if p.direction != ""]
     copy = aliased([(p, v, p.pos) for p, v in zip(directional, binds, strict=True)])
-    copies: list[tuple[Value, Value, Pos]] = []
+    copies: list[Copy] = []
     bound = enumerate(binds)
     for p in decl.params:
         t = resolve_type(env, p.type, const_eval)
