@@ -19,9 +19,10 @@ class RegisterArray:
         self.mask = (1 << width) - 1
         self.values = [0] * size
 
-    def read(self, index: int) -> int:
-        """Cell ``index`` (0 when out of range, as BMv2 leaves the destination at 0)."""
-        return self.values[index] if 0 <= index < self.size else 0
+    def read(self, index: int, old: int = 0) -> int:
+        """Cell ``index``; ``old`` (the destination's value) when out of range, as BMv2's
+        ``register_read`` then leaves its destination as it was."""
+        return self.values[index] if 0 <= index < self.size else old
 
     def write(self, index: int, value: int) -> None:
         """Store ``value`` truncated to the cell width."""

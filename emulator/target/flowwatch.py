@@ -64,8 +64,9 @@ def watch(program: Any, rec: Recorder) -> None:
     for reg in program.registers.values():
         read, write = reg.read, reg.write
 
-        def w_read(index: int, _read: Any = read) -> Any:
-            return rec.register(_read, plain(index))
+        def w_read(index: int, old: Any = 0, _read: Any = read, _size: int = reg.size) -> Any:
+            index = plain(index)
+            return rec.register(_read, index) if 0 <= index < _size else old
 
         def w_write(index: int, value: Any, _write: Any = write) -> None:
             index = plain(index)

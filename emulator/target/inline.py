@@ -60,8 +60,8 @@ def action_body(cg: CodeGen, fn: Any, plain: bool, prefix: str) -> list[str] | N
         else:
             out.append(line)
     if plain:
-        for call, (obj, method, (name, idx, _)) in cg.externs.items():
+        for call, (obj, method, (name, idx, old)) in cg.externs.items():
             if method == "read":
-                cell = f"({prefix}{name}_v[i] if 0 <= (i := {idx}) < {obj.size} else 0)"
+                cell = f"({prefix}{name}_v[i] if 0 <= (i := {idx}) < {obj.size} else {old})"
                 out = [line.replace(call, cell) for line in out]
     return out or ["pass"]

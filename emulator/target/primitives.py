@@ -204,10 +204,10 @@ class ActionCompiler:
             return [f"{colour} = {call}", f"if {colour} is not None:", *["    " + x for x in sets]]
         if op == "register_read":
             obj = self._obj(self.env.registers, ps[1], "register")
-            name, idx = cg.const(obj), cg.expr(ps[2])
-            call = f"{name}.read({idx})"
+            name, idx, old = cg.const(obj), cg.expr(ps[2]), cg.expr(ps[0])
+            call = f"{name}.read({idx}, {old})"  # out of range: the destination unchanged
             if isinstance(obj, RegisterArray):
-                cg.externs[call] = (obj, "read", (name, idx, ""))
+                cg.externs[call] = (obj, "read", (name, idx, old))
             return cg.assign(ps[0], call)
         if op == "register_write":
             obj = self._obj(self.env.registers, ps[0], "register")

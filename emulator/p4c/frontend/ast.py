@@ -334,6 +334,7 @@ class FunctionDecl(Stmt):
     params: tuple[Param, ...]
     body: Block
     annotations: Annotations = ()
+    type_params: tuple[str, ...] = ()  # a generic function: T f<T>(in T x) { ... }
 
 
 @dataclass(frozen=True)

@@ -168,6 +168,21 @@ class Parser(StmtParser):
         finally:
             self.type_scopes.pop()
 
+    def _generic_return(self) -> bool:
+        """``T f<..., T, ...>(``: a function whose return type is one of its type parameters."""
+        t, k = self.tok, 3
+        if not (t.kind == "id" and self.peek().kind == "id" and self.peek(2).is_op("<")):
+            return False
+        names = []
+        while self.peek(k).kind == "id" and self.peek(k + 1).is_op(",") | self.peek(k + 1).is_op(
+            ">"
+        ):
+            names.append(self.peek(k).text)
+            if self.peek(k + 1).is_op(">"):
+                return t.text in names and self.peek(k + 2).is_op("(")
+            k += 2
+        return False
+
     def _is_function_after_type(self) -> bool:
         """``extern Name<...> f(...)`` (generic return type) vs ``extern Name<...> {``."""
         if not self.peek().is_op("<"):
@@ -312,9 +327,14 @@ class Parser(StmtParser):
     def typed_decl(self, annos: A.Annotations) -> A.Stmt:
         """``T name;``, ``T name = e;``, ``T(args) name;`` or a function ``T name(...) {}``."""
         t = self.tok
-        if not self.starts_type():
+        generic = self._generic_return()
+        if not (generic or self.starts_type()):
             raise self.unexpected("a declaration")
-        ty = self.parse_type()
+        if generic:  # T f<T>(...): the return type is a type parameter declared after it
+            self.advance()
+            ty = A.TypeRef(t.pos, "name", t.text)
+        else:
+            ty = self.parse_type()
         if self.tok.is_op("("):
             args = self.parse_args()
             name = self.ident("an instance name")
@@ -324,9 +344,9 @@ class Parser(StmtParser):
         if self.tok.is_op("(") or self.tok.is_op("<"):
             self.type_scopes.append(set())
             try:
-                self.opt_type_params()
+                tps = self.opt_type_params()
                 params = self.params()
-                return A.FunctionDecl(t.pos, name, ty, params, self.block(), annos)
+                return A.FunctionDecl(t.pos, name, ty, params, self.block(), annos, tps)
             finally:
                 self.type_scopes.pop()
         init = self.parse_expr() if self.accept_op("=") else None

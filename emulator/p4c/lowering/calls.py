@@ -30,6 +30,7 @@ from emulator.p4c.frontend.values import (
 from emulator.p4c.lowering.arg_eval import may_change
 from emulator.p4c.lowering.context import Ctx
 from emulator.p4c.lowering.exprs import coerce, const_eval, lower, scalar
+from emulator.p4c.lowering.generics import TypeParams, type_params
 from emulator.p4c.lowering.restore_args import (
     Copy,
     Pending,
@@ -130,7 +131,8 @@ def lower_call(ctx: Ctx, call: A.Call, as_stmt: bool) -> Value:
             inline_action(ctx, fn.decl, call.args, pos, fn.extra)
             return VOID
         if fn.kind == "function":
-            return inline_function(ctx, fn.decl, call.args, pos)
+            with type_params(ctx, fn.decl, call.type_args, pos) as tps:
+                return inline_function(ctx, fn.decl, call.args, pos, tps)
     raise CompileError(pos, f"'{_callee_text(call)}' cannot be called here")
 
 
@@ -269,8 +271,11 @@ def copy_out_before_exit(ctx: Ctx, start: int, body_end: int, decl: A.ActionDecl
     ctx.prims[at:at] = copies
 
 
-def inline_function(ctx: Ctx, decl: A.FunctionDecl, args: tuple[A.Arg, ...], pos: Pos) -> Value:
-    """Inline a P4 function call; ``return e`` assigns a temporary and jumps to the end."""
+def inline_function(
+    ctx: Ctx, decl: A.FunctionDecl, args: tuple[A.Arg, ...], pos: Pos, tps: TypeParams
+) -> Value:
+    """Inline a P4 function call; ``return e`` assigns a temporary and jumps to the end.
+    A generic function's type parameters not yet bound take their arguments' types."""
     if ctx.where not in ("action", "control", "parser"):
         raise CompileError(
             pos, "function calls are only supported in parser states, actions and controls"
@@ -281,8 +286,13 @@ def inline_function(ctx: Ctx, decl: A.FunctionDecl, args: tuple[A.Arg, ...], pos
     copies: list[Copy] = []
     pending: list[Pending] = []  # unnamed inout arguments the body may write another way
     for p, e in zip(decl.params, exprs, strict=True):
-        t = resolve_type(ctx.env, p.type, const_eval)
-        v = lower(e, ctx, t)
+        if tps.unbound(p.type):  # T x: the argument's type is T's
+            v = lower(e, ctx)
+            tps.bind(p.type.name, v.type, e.pos)
+            t = resolve_type(ctx.env, p.type, const_eval)
+        else:
+            t = resolve_type(ctx.env, p.type, const_eval)
+            v = lower(e, ctx, t)
         if restorable(p.direction, mentions(decl.body, p.name), v):
             pending.append((len(copies), v, t, e.pos))  # type: ignore[arg-type]
         if p.direction in ("", "in") and isinstance(v, RV | Const):

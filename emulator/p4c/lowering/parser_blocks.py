@@ -181,12 +181,13 @@ class _ParserInliner:
         for n in rename.values():
             self.env.names_used.add(n)
         self.rename, self.accept = rename, accept
+        graph = {s.name: s for s in decl.states}
         for s in decl.states:
             if s.name in ("accept", "reject"):
                 raise CompileError(s.pos, f"state '{s.name}' cannot be redefined")
             sctx = ctx.child()
             sctx.prims = list(init_prims) if s.name == "start" else []
-            stmts = without_dead_stores(list(s.stmts))
+            stmts = without_dead_stores(list(s.stmts), s, graph)
             self._state(rename[s.name], stmts, s, sctx, rename, accept)
         return rename["start"]
 

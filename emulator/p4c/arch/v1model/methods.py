@@ -31,6 +31,8 @@ def _register_read(ctx: Ctx, call: A.Call, base: ObjRef, pos: Pos) -> Value:
         o, i = args_of(call, ["result", "index"], pos, "register.read")
         dst = out_arg(ctx, o, elem)
     idx = in_arg(ctx, i, _index_type(base, 1))
+    if len(call.args) != 1:  # p4c's dead-store pass: an index past the end shows it
+        drop_dead_store(ctx, dst.json, idx)
     arr = {"type": "register_array", "value": base.name}
     ctx.emit("register_read", [dst.json, arr, idx], pos)
     return RV(dst.json, elem) if len(call.args) == 1 else VOID
