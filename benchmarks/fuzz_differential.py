@@ -270,6 +270,57 @@ class Fuzzer:
             self.minimize(diffs)
 
 
+@dataclass
+class WholeProgramFuzzer:
+    """A fuzzer comparing whole programs (no per-field reduction): settings, counters,
+    findings, how a program's compilations are counted and how a finding is kept."""
+
+    args: argparse.Namespace
+    work: Path
+    stats: Counter[str] = field(default_factory=Counter)
+    findings: list[str] = field(default_factory=list)
+
+    def keep(self, stem: str, src: str, packets: list[bytes], res: Result, head: str) -> None:
+        """Print a finding; ``--keep`` gets ``stem``.p4 and ``stem``.stf (real outputs)."""
+        print(head, flush=True)
+        self.findings.append(head)
+        if self.args.keep is None:
+            return
+        self.args.keep.mkdir(parents=True, exist_ok=True)
+        (self.args.keep / f"{stem}.p4").write_text(f"/* {head} */\n{src}")
+        lines = [f"# {ln}" for ln in head.splitlines()]
+        for seq, frame in enumerate(packets):
+            lines.append(f"packet 0 {frame.hex().upper()}")
+            if (real := res.real.get(seq)) is not None:
+                lines.append(f"expect {real[0]} {real[1:].hex().upper()}")
+        (self.args.keep / f"{stem}.stf").write_text("\n".join(lines) + "\n")
+        with open(self.args.keep / "findings.txt", "a") as fh:
+            fh.write(head + "\n")
+
+    def compared(self, n: int, src: str, packets: list[bytes], res: Result) -> bool:
+        """Count program ``n``'s compilations; a refusal by one compiler is a finding.
+        Whether both compiled it and simple_switch ran its packets (counted as compared)."""
+        a, st = self.args, self.stats
+        st["programs"] += 1
+        if res.fab_error.startswith("crash"):
+            st["fabemu front-end crashes"] += 1
+        if bool(res.p4c_error) != bool(res.fab_error):
+            which = "p4c refuses" if res.p4c_error else "fabemu refuses"
+            st[which] += 1
+            head = f"REFUSAL seed {a.seed} program {n}: {which}\n"
+            head += f"p4c: {res.p4c_error or 'ok'}\nfabemu: {res.fab_error or 'ok'}"
+            self.keep(f"prog{n}_refusal", src, packets, res, head)
+            return False
+        if res.p4c_error or res.real_error:
+            st["refused by both" if res.p4c_error else "simple_switch errors"] += 1
+            if a.verbose or res.real_error:
+                print(f"[{n}] p4c: {res.p4c_error} | simple_switch: {res.real_error}")
+            return False
+        st["compiled by both"] += 1
+        st["packets compared"] += len(packets)
+        return True
+
+
 def drive(
     doc: str, options: tuple[tuple[str, object, str], ...], make: Any, argv: list[str] | None
 ) -> int:

@@ -17,18 +17,22 @@ differs the same ways, and kept with an STF of the real outputs::
 
 from __future__ import annotations
 
-import argparse
 import random
 import string
 import sys
-from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from fuzz_differential import Result, drive, field_diffs, run_program  # noqa: E402
+from fuzz_differential import (  # noqa: E402
+    Result,
+    WholeProgramFuzzer,
+    drive,
+    field_diffs,
+    run_program,
+)
 from fuzz_programs import (  # noqa: E402
     BOOL,
     HEAD,
@@ -344,14 +348,8 @@ class StmtGen(Gen):
         return name, acts
 
 
-@dataclass
-class Fuzzer:
-    """Run-wide settings, counters and findings."""
-
-    args: argparse.Namespace
-    work: Path
-    stats: Counter[str] = field(default_factory=Counter)
-    findings: list[str] = field(default_factory=list)
+class Fuzzer(WholeProgramFuzzer):
+    """Control-flow programs, reduced statement by statement when they differ."""
 
     def run(self, prog: Program, packets: list[bytes]) -> Result:
         self.stats["runs"] += 1
@@ -378,22 +376,6 @@ class Fuzzer:
                 break
         return prog
 
-    def keep(self, stem: str, prog: Program, packets: list[bytes], res: Result, head: str) -> None:
-        print(head, flush=True)
-        self.findings.append(head)
-        if self.args.keep is None:
-            return
-        self.args.keep.mkdir(parents=True, exist_ok=True)
-        (self.args.keep / f"{stem}.p4").write_text(f"/* {head} */\n{prog.render()}")
-        lines = [f"# {ln}" for ln in head.splitlines()]
-        for seq, frame in enumerate(packets):
-            lines.append(f"packet 0 {frame.hex().upper()}")
-            if (real := res.real.get(seq)) is not None:
-                lines.append(f"expect {real[0]} {real[1:].hex().upper()}")
-        (self.args.keep / f"{stem}.stf").write_text("\n".join(lines) + "\n")
-        with open(self.args.keep / "findings.txt", "a") as fh:
-            fh.write(head + "\n")
-
     def program(self, n: int) -> None:
         """Generate, run and compare program ``n`` of the seed; reduce what differs."""
         a, st = self.args, self.stats
@@ -401,23 +383,8 @@ class Fuzzer:
         packets = make_packets(rng, a.packets)
         prog = StmtGen(rng, 0.0, packets).program(a.fields)
         res = self.run(prog, packets)
-        st["programs"] += 1
-        if res.fab_error.startswith("crash"):
-            st["fabemu front-end crashes"] += 1
-        if bool(res.p4c_error) != bool(res.fab_error):
-            which = "p4c refuses" if res.p4c_error else "fabemu refuses"
-            st[which] += 1
-            head = f"REFUSAL seed {a.seed} program {n}: {which}\n"
-            head += f"p4c: {res.p4c_error or 'ok'}\nfabemu: {res.fab_error or 'ok'}"
-            self.keep(f"prog{n}_refusal", prog, packets, res, head)
+        if not self.compared(n, prog.render(), packets, res):
             return
-        if res.p4c_error or res.real_error:
-            st["refused by both" if res.p4c_error else "simple_switch errors"] += 1
-            if a.verbose or res.real_error:
-                print(f"[{n}] p4c: {res.p4c_error} | simple_switch: {res.real_error}")
-            return
-        st["compiled by both"] += 1
-        st["packets compared"] += len(packets)
         ways = self.ways(prog, packets, res)
         if a.verbose or ways:
             print(
@@ -430,7 +397,7 @@ class Fuzzer:
         res = self.run(small, packets)
         head = f"DIFF seed {a.seed} program {n}: {','.join(sorted(ways))} differ"
         head += f" ({prog.size()} statements, reduced to {small.size()})"
-        self.keep(f"prog{n}", small, packets, res, head)
+        self.keep(f"prog{n}", small.render(), packets, res, head)
 
 
 OPTIONS = (
