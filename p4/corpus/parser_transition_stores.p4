@@ -2,14 +2,18 @@
  * p4c's def-use analysis follows transitions: a store that is its state's last access to
  * a field is dropped when every state the transition may go to overwrites the field before
  * reading it. A packet too short for the next state's extract shows it: the field is as
- * before the parser (0), not the dropped value. accept, reject and a select that may
- * match no case count as reads. Tests (by eth.type): 1, c1 -> c2; 2, d1 -> d3, d3 with
+ * before the parser (0), not the dropped value. accept, reject and a select without a
+ * default (or _) case count as reads. Tests (by eth.type): 1, c1 -> c2; 2, d1 -> d3, d3 with
  * a second caller; 3, e1's select has no default: its store stays; 4, f1 -> f2, with an
- * unreachable state going to f2 too.
+ * unreachable state going to f2 too; 5, a verify after g1's store does not keep it
+ * (neither does a too-short extract); 6, a select of (_, _) cases only: p4c adds a
+ * no-match case going to reject, which reads y, so k1's store stays.
  * Packet: eth_t, a_t (type 3), b_t, payload. Out: o_t {y, z, w, err} after eth.
  */
 #include <core.p4>
 #include <v1model.p4>
+
+error { Bad }
 
 header eth_t {
     bit<48> dst;
@@ -54,6 +58,8 @@ parser P(packet_in pkt, out headers_t h, inout meta_t m, inout standard_metadata
             0x12: d2;
             3: e1;
             4: f1;
+            5: g1;
+            6: k1;
             default: accept;
         }
     }
@@ -95,6 +101,28 @@ parser P(packet_in pkt, out headers_t h, inout meta_t m, inout standard_metadata
         m.w = 7;
         transition f2;
     }
+    state g1 {
+        pkt.extract(h.a);
+        m.w = 9;
+        verify(h.a.v != 0, error.Bad);
+        transition g2;
+    }
+    state g2 {
+        pkt.extract(h.b);
+        m.w = 10;
+        transition accept;
+    }
+    state k1 {
+        m.y = 11;
+        transition select(h.eth.type, h.eth.type) {
+            (_, _): k2;
+        }
+    }
+    state k2 {
+        pkt.extract(h.b);
+        m.y = 12;
+        transition accept;
+    }
     state unused {
         transition f2;
     }
@@ -119,6 +147,8 @@ control I(inout headers_t h, inout meta_t m, inout standard_metadata_t sm) {
             h.o.err = 1;
         } else if (sm.parser_error == error.NoMatch) {
             h.o.err = 2;
+        } else if (sm.parser_error == error.Bad) {
+            h.o.err = 3;
         }
     }
 }

@@ -17,8 +17,10 @@ nested block, ``if`` or ``switch``.
 The analysis goes on across transitions, as p4c's def-use analysis does: a store that is
 the state's last access to its storage is dropped when every state the transition may go
 to overwrites the storage before reading it (or passes it on, unread, to states that do).
-``accept``, ``reject`` and a ``select`` that may match no case count as reads; so does a
-state that cannot be followed (a block, ``if`` or ``switch``, a local of that name)::
+``accept``, ``reject`` and a ``select`` without a ``default`` (or ``_``) case count as
+reads: p4c gives such a select a case going to a state that rejects, even when a tuple of
+``_`` matches everything. So does what cannot be followed (a block, ``if`` or ``switch``, a
+local of that name). A failing ``verify`` or a too-short extract is not followed::
 
     state d1 { meta.y = 3; transition d3; }
     state d3 { pkt.extract(hdr.b); meta.y = 4; transition accept; }
@@ -70,15 +72,9 @@ def _dead_after(s: A.StateDecl, p: Path, graph: Graph, seen: set[str]) -> bool:
         return _dead_at(t.state, p, graph, seen)
     if any(_reads(k, p) for k in t.select):
         return False
-    if not any(_matches_all(c.keyset) for c in t.cases):
-        return False  # no case may match: reject
+    if not any(isinstance(c.keyset, A.Default | A.DontCare) for c in t.cases):
+        return False  # p4c's added no-match case: a reject
     return all(_dead_at(c.state, p, graph, seen) for c in t.cases)
-
-
-def _matches_all(keyset: A.Expr) -> bool:
-    if isinstance(keyset, A.ListExpr):
-        return all(_matches_all(k) for k in keyset.items)
-    return isinstance(keyset, A.Default | A.DontCare)
 
 
 def _dead_at(name: str, p: Path, graph: Graph, seen: set[str]) -> bool:
