@@ -145,10 +145,19 @@ INLINE = str(PROGRAMS / "inline.p4")
         (  # p4c: Entry entry must have a priority
             "    action a() { }\n"
             "    table t2 { key = { hdr.ipv4.ttl: ternary; } actions = { a; }\n"
-            "        entries = { priority=1: 0x22: a(); 0x23: a(); } }",
+            "        entries = { 0x23: a(); priority=3: 0x22: a(); } }",
             "        t2.apply();",
             "0x23: a();",
             "entry must have a priority: other entries of table MyIngress.t2 have one",
+        ),
+        (  # p4c: t Overflow in priority computation (2, then 1, then 0)
+            "    action a() { }\n"
+            "    table t2 { key = { hdr.ipv4.ttl: ternary; } actions = { a; }\n"
+            "        entries = { priority=2: 0x22: a(); 0x23: a(); 0x24: a(); } }",
+            "        t2.apply();",
+            "0x24: a();",
+            "table MyIngress.t2: the priority this entry takes (the one before it less 1) is "
+            "below 1 (p4c: Overflow in priority computation)",
         ),
         (  # p4c-bm2-ss 1.2.4.8: '(int<16>)...' Cannot cast from 'bit<8>' to 'int<16>'
             "",

@@ -128,6 +128,8 @@ def test_l3_ecmp_forty_flows_match_bmv2(tmp_path):
         "register_read_oob",
         "parser_transition_stores",
         "generic_functions",
+        "language_forms",
+        "switch_and_entries",
     ],
 )
 @pytest.mark.parametrize("compiler", ["p4c-bm2-ss", "fabemu"])

@@ -132,11 +132,17 @@ class ListExpr(Expr):
 @dataclass(frozen=True)
 class StructExpr(Expr):
     fields: tuple[tuple[str, Expr], ...]
+    rest: bool = False  # `{ a = 1, ... }`: the other fields take their defaults
 
 
 @dataclass(frozen=True)
 class DontCare(Expr):
     pass
+
+
+@dataclass(frozen=True)
+class InvalidHeader(Expr):
+    """``{#}``: an invalid header (p4c 1.2.4.8 takes it only under a cast, ``(h_t){#}``)."""
 
 
 @dataclass(frozen=True)

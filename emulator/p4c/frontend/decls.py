@@ -8,7 +8,7 @@ from emulator.p4c.diagnostics import MAX_WIDTH, CompileError
 from emulator.p4c.frontend import ast as A
 from emulator.p4c.frontend import types as T
 from emulator.p4c.frontend.env import Env
-from emulator.p4c.frontend.values import Const, ObjRef, Value
+from emulator.p4c.frontend.values import Const, ListV, ObjRef, Value
 
 #: evaluates a constant expression (set by the compiler to break the import cycle)
 ConstEval = Callable[[A.Expr, Env, T.Type | None], Value]
@@ -130,12 +130,15 @@ def declare(env: Env, prog: A.Program, const_eval: ConstEval) -> None:
         elif isinstance(d, A.ConstDecl):
             t = resolve_type(env, d.type, const_eval)
             v = const_eval(d.value, env, t)
-            if not isinstance(v, Const):
+            if isinstance(v, ListV) and isinstance(t, T.StructT | T.TupleT):
+                g.bind(d.name, v)  # a constant struct or tuple (fields are constants)
+            elif not isinstance(v, Const):
                 raise CompileError(
                     d.value.pos,
                     f"initializer of constant '{d.name}' is not a compile-time constant",
                 )
-            g.bind(d.name, Const(v.value, t if not isinstance(t, T.InfInt) else v.type))
+            else:
+                g.bind(d.name, Const(v.value, t if not isinstance(t, T.InfInt) else v.type))
         elif isinstance(d, A.ActionDecl):
             g.bind(d.name, ObjRef("action", d.name, d))
         elif isinstance(d, A.FunctionDecl):

@@ -301,25 +301,42 @@ class ExprParser:
             return e
         if t.is_op("{"):
             return self._brace_expr()
+        if t.is_op("{#}"):
+            self.advance()
+            return A.InvalidHeader(t.pos)
         raise self.unexpected("an expression")
+
+    def _dots(self) -> bool:
+        """Take ``...`` (lexed as ``..`` then ``.``, adjacent) if it comes next."""
+        t, n = self.tok, self.peek()
+        if t.is_op("..") and n.is_op(".") and n.line == t.line and n.pos.col == t.end_col:
+            self.advance()
+            self.advance()
+            return True
+        return False
 
     def _brace_expr(self) -> A.Expr:
         t = self.expect_op("{")
         if self.accept_op("}"):
             return A.ListExpr(t.pos, ())
-        # struct-valued `{ a = 1, b = 2 }` or list `{ a, b }`
+        if self._dots():
+            self.expect_op("}")
+            return A.StructExpr(t.pos, (), rest=True)
+        # struct-valued `{ a = 1, b = 2 }` (`, ...`: the rest by default) or list `{ a, b }`
         if (self.tok.kind == "id" or self.tok.kind == "kw") and self.peek().is_op("="):
-            fields = []
+            fields, rest = [], False
             while True:
                 name = self.ident()
                 self.expect_op("=")
                 fields.append((name, self.parse_expr()))
                 if not self.accept_op(","):
                     break
+                if rest := self._dots():
+                    break
                 if self.tok.is_op("}"):
                     break
             self.expect_op("}")
-            return A.StructExpr(t.pos, tuple(fields))
+            return A.StructExpr(t.pos, tuple(fields), rest)
         items = [self.parse_expr()]
         while self.accept_op(","):
             if self.tok.is_op("}"):

@@ -135,12 +135,20 @@ class StructRef(Value):
 
 
 @dataclass
+class InvalidHeaderV(Value):
+    """``(h_t){#}``: a header of type ``type`` that is not valid."""
+
+    type: T.StructT
+
+
+@dataclass
 class ListV(Value):
     """``{a, b, c}`` list / tuple / struct-valued expression."""
 
     items: list[Value]
     type: T.Type = field(default_factory=lambda: T.TupleT(()))
     names: list[str] | None = None
+    rest: bool = False  # `{ a = 1, ... }`: the fields not named take their defaults
 
 
 @dataclass

@@ -38,6 +38,7 @@ from emulator.p4c.lowering.restore_args import (
     restorable,
     restore_written,
 )
+from emulator.p4c.lowering.static_assert import is_static_assert, static_assert
 from emulator.p4c.lowering.stmts import assign_value, conditional_exit, exit_in, lower_block
 
 VOID = ObjRef("void", "", type=T.VOID)
@@ -120,6 +121,9 @@ def calculation(
 
 def lower_call(ctx: Ctx, call: A.Call, as_stmt: bool) -> Value:
     """Lower a call expression or statement, emitting primitives into ``ctx``."""
+    if is_static_assert(call):  # checked now; nothing to run
+        static_assert(call, ctx, lower)
+        return VOID
     fn = lower(call.func, ctx)
     pos = call.pos
     if isinstance(fn, ObjRef):

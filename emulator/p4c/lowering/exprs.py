@@ -15,6 +15,7 @@ from emulator.p4c.frontend.values import (
     RV,
     Const,
     HeaderRef,
+    InvalidHeaderV,
     ListV,
     ObjRef,
     StackRef,
@@ -31,16 +32,21 @@ from emulator.p4c.frontend.values import (
 from emulator.p4c.lowering import union_stacks
 from emulator.p4c.lowering.concat import concat
 from emulator.p4c.lowering.const_flow import Known
+from emulator.p4c.lowering.const_values import const_aggregate, int_constant
 from emulator.p4c.lowering.context import Ctx
+from emulator.p4c.lowering.conversions import coerce, unify
 from emulator.p4c.lowering.div_mod import div_mod, fold_consts
 from emulator.p4c.lowering.header_ops import aggregate_equality
 from emulator.p4c.lowering.shifts import masked, shift
+from emulator.p4c.lowering.static_assert import is_static_assert, static_assert
 
 
 def const_eval(e: A.Expr, env: Env, expected: T.Type | None = None) -> Value:
     """Evaluate a constant expression at global scope."""
     ctx = Ctx(env, env.globals, "global")
     v = lower(e, ctx, expected)
+    if expected is not None and isinstance(v, ListV):  # a constant struct or tuple
+        return const_aggregate(v, expected, e.pos)
     if expected is not None and isinstance(v, Const):
         return coerce(v, expected, e.pos) if not isinstance(expected, T.InfInt) else v
     return v
@@ -97,6 +103,8 @@ def _lower(e: A.Expr, ctx: Ctx, expected: T.Type | None) -> Value:
     if isinstance(e, A.Slice):
         return slice_read(e, ctx)
     if isinstance(e, A.Call):
+        if is_static_assert(e):
+            return static_assert(e, ctx, lower)
         if ctx.calls is None:
             raise CompileError(e.pos, "calls are not allowed in constant expressions")
         return ctx.calls(ctx, e, False)
@@ -106,8 +114,14 @@ def _lower(e: A.Expr, ctx: Ctx, expected: T.Type | None) -> Value:
         return binary(e, ctx, expected)
     if isinstance(e, A.Ternary):
         return ternary(e, ctx, expected)
+    if isinstance(e, A.InvalidHeader):
+        raise CompileError(e.pos, "{#} needs a cast to its header type here: (h_t){#}")
     if isinstance(e, A.Cast):
         t = resolve_type(ctx.env, e.type, const_eval)  # type: ignore[assignment]
+        if isinstance(e.expr, A.InvalidHeader):
+            if not (isinstance(t, T.StructT) and t.kind == "header"):
+                raise CompileError(e.pos, f"{{#}} is an invalid header, not a {t.show()}")
+            return InvalidHeaderV(t)
         v = lower(e.expr, ctx, t if isinstance(t, T.Bits) else None)
         if isinstance(t, T.StructT) and isinstance(v, ListV):
             return v  # (H){a = 1, ...}: the initializer, as assigned without the cast
@@ -117,7 +131,8 @@ def _lower(e: A.Expr, ctx: Ctx, expected: T.Type | None) -> Value:
         return ListV(items, T.TupleT(tuple(i.type for i in items)))
     if isinstance(e, A.StructExpr):
         items = in_order([x for _, x in e.fields], ctx)
-        return ListV(items, T.TupleT(tuple(i.type for i in items)), [n for n, _ in e.fields])
+        names = [n for n, _ in e.fields]
+        return ListV(items, T.TupleT(tuple(i.type for i in items)), names, e.rest)
     if isinstance(e, A.DontCare | A.Default):
         return ObjRef("dontcare", "_")
     if isinstance(e, A.TypeExpr):
@@ -126,27 +141,6 @@ def _lower(e: A.Expr, ctx: Ctx, expected: T.Type | None) -> Value:
 
 
 # ------------------------------------------------------------------ coercions
-def coerce(v: Value, t: T.Type, pos: Pos, what: str = "value") -> Value:
-    """Implicit conversion of ``v`` to type ``t`` (untyped ints only), else a type error."""
-    vt = v.type
-    if vt == t or (isinstance(vt, T.EnumT) and vt is t):
-        return v
-    if isinstance(v, Const) and isinstance(vt, T.InfInt):
-        if isinstance(t, T.Bits):
-            return Const(wrap(v.value, t), t)
-        if isinstance(t, T.InfInt):
-            return v
-    if isinstance(t, T.DontCareT):
-        return v
-    if isinstance(vt, T.Bits) and isinstance(t, T.Bits):
-        raise CompileError(
-            pos, f"width mismatch: {what} of type {vt.show()} used where {t.show()} is expected"
-        )
-    raise CompileError(
-        pos, f"type mismatch: {what} of type {vt.show()} used where {t.show()} is expected"
-    )
-
-
 def scalar(v: Value, pos: Pos) -> RV | Const:
     if isinstance(v, RV | Const):
         return v
@@ -353,25 +347,6 @@ _ARITH = {"+", "-", "*", "/", "%", "&", "|", "^", "|+|", "|-|"}
 _CMP = {"==", "!=", "<", "<=", ">", ">="}
 
 
-def unify(a: RV | Const, b: RV | Const, pos: Pos, op: str) -> tuple[RV | Const, RV | Const, T.Type]:
-    ta, tb = a.type, b.type
-    if (
-        isinstance(ta, T.InfInt)
-        and isinstance(b, RV | Const)
-        and isinstance(tb, T.Bits)
-        and isinstance(a, Const)
-    ):
-        a = Const(wrap(a.value, tb), tb)
-        return a, b, tb
-    if isinstance(tb, T.InfInt) and isinstance(ta, T.Bits) and isinstance(b, Const):
-        return a, Const(wrap(b.value, ta), ta), ta
-    if ta == tb or (isinstance(ta, T.EnumT) and ta is tb):
-        return a, b, ta
-    if isinstance(ta, T.Bits) and isinstance(tb, T.Bits):
-        raise CompileError(pos, f"width mismatch in '{op}': {ta.show()} and {tb.show()}")
-    raise CompileError(pos, f"type mismatch in '{op}': {ta.show()} and {tb.show()}")
-
-
 def operands(left: A.Expr, right: A.Expr, ctx: Ctx) -> tuple[Value, Value]:
     """Both operands of a binary operator, in order (see ``in_order``)."""
     a, b = in_order([left, right], ctx)
@@ -425,7 +400,7 @@ def binary(e: A.Binary, ctx: Ctx, expected: T.Type | None) -> Value:
         raise CompileError(e.pos, f"'{op}' is only allowed in keysets")
     if op in ("<<", ">>"):
         # p4c shifts an untyped constant in infinite precision: 0x1234 >> 4 is 0x123
-        untyped = untyped_literal(e.left)
+        untyped = untyped_literal(e.left) or int_constant(e.left, ctx)
         a = scalar(lower(e.left, ctx, None if untyped else expected), e.left.pos)
         return shift(e, a, scalar(lower(e.right, ctx), e.right.pos))
     if op == "++":

@@ -17,6 +17,7 @@ from emulator.p4c.frontend.values import (
     RV,
     Const,
     HeaderRef,
+    InvalidHeaderV,
     ListV,
     ObjRef,
     StackRef,
@@ -33,6 +34,7 @@ from emulator.p4c.frontend.values import (
 from emulator.p4c.lowering.context import Ctx
 from emulator.p4c.lowering.effect_order import effect_order
 from emulator.p4c.lowering.exprs import coerce, const_eval, const_int, lower, member, scalar
+from emulator.p4c.lowering.named_init import by_field, default_fill
 
 
 def lower_block(stmts: tuple[A.Stmt, ...] | list[A.Stmt], ctx: Ctx) -> None:
@@ -264,7 +266,7 @@ def _snapshot(v: ListV, targets: list[str], ctx: Ctx, pos: Pos) -> ListV:
             ctx.emit("assign", [tmp.json, to_data(item)], pos)
             item = RV(tmp.json, item.type)
         items.append(item)
-    return ListV(items, v.type, v.names)
+    return ListV(items, v.type, v.names, v.rest)
 
 
 def _assign_scalar(target: RV, v: Value, ctx: Ctx, pos: Pos, lpos: Pos) -> None:
@@ -285,14 +287,6 @@ def _assign_scalar(target: RV, v: Value, ctx: Ctx, pos: Pos, lpos: Pos) -> None:
     ctx.emit("assign", [target.json, to_data(src)], pos)  # type: ignore[arg-type]
 
 
-def _check_field_count(target: HeaderRef | StructRef, v: ListV, pos: Pos) -> None:
-    if len(v.items) != len(target.type.fields):
-        raise CompileError(
-            pos,
-            f"{target.type.show()} has {len(target.type.fields)} fields, got {len(v.items)} values",
-        )
-
-
 def _assign_header(target: HeaderRef, v: Value, ctx: Ctx, pos: Pos) -> None:
     if isinstance(v, HeaderRef):
         if v.type is not target.type:
@@ -301,11 +295,18 @@ def _assign_header(target: HeaderRef, v: Value, ctx: Ctx, pos: Pos) -> None:
             )
         ctx.emit("assign_header", [target.json(), v.json()], pos)
         return
+    if isinstance(v, InvalidHeaderV) and v.type is target.type:
+        ctx.emit("remove_header", [target.json()], pos)
+        return
     if isinstance(v, ListV):
-        _check_field_count(target, v, pos)
+        fields = [n for n, _ in target.type.fields]
         ctx.emit("add_header", [target.json()], pos)
-        for (fname, _), item in zip(target.type.fields, v.items, strict=True):
-            assign_value(member(target, fname, pos, ctx), item, ctx, pos)
+        for fname, item in by_field(fields, v, target.type.show(), pos):
+            field_ref = member(target, fname, pos, ctx)
+            if item is None:
+                default_fill(field_ref, ctx, pos, assign_value)
+            else:
+                assign_value(field_ref, item, ctx, pos)
         return
     raise CompileError(pos, f"cannot assign {v.type.show()} to {target.type.show()}")
 
@@ -320,12 +321,12 @@ def _assign_struct(target: StructRef, v: Value, ctx: Ctx, pos: Pos) -> None:
             assign_value(target.fields[f], v.fields[f], ctx, pos)
         return
     if isinstance(v, ListV):
-        names = v.names or [n for n, _ in target.type.fields]
-        _check_field_count(target, v, pos)
-        for n, item in zip(names, v.items, strict=True):
-            if n not in target.fields:
-                raise CompileError(pos, f"struct {target.type.name} has no field '{n}'")
-            assign_value(target.fields[n], item, ctx, pos)
+        fields = [n for n, _ in target.type.fields]
+        for n, item in by_field(fields, v, target.type.show(), pos):
+            if item is None:
+                default_fill(target.fields[n], ctx, pos, assign_value)
+            else:
+                assign_value(target.fields[n], item, ctx, pos)
         return
     raise CompileError(pos, f"cannot assign {v.type.show()} to {target.type.show()}")
 

@@ -148,7 +148,9 @@ def lower_action(
             scope.bind(p.name, v)
             continue
         scope.bind(p.name, RV({"type": "runtime_data", "value": len(runtime)}, t))
-        runtime.append({"name": p.name, "bitwidth": T.width_of(t)})
+        named = A.anno(p.annotations, "name")  # the control plane's name: @name wins
+        cp = named[0] if named and isinstance(named[0], str) else p.name
+        runtime.append({"name": cp, "bitwidth": T.width_of(t)})
     start = len(actx.prims)
     lower_block(decl.body.stmts, actx)
     body_end = len(actx.prims)

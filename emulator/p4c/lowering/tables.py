@@ -394,17 +394,32 @@ class TableBuilder:
         }
 
     def _check_priorities(self, decls: tuple[A.Entry, ...]) -> None:
-        """Explicit priorities must be constants (their order is the listing order); once
-        one entry has one, every entry must (p4c: "Entry must have a priority")."""
-        given = [e.priority for e in decls if e.priority is not None]
-        for p in given:
-            const_int(p, self.ctx, "entry priority")
-        missing = [e for e in decls if e.priority is None]
-        if given and missing:
-            raise CompileError(
-                missing[0].pos,
-                f"entry must have a priority: other entries of table {self.name} have one",
-            )
+        """Explicit priorities must be constants (their order is the listing order). Once
+        one entry has one, an entry without one takes the one before it less 1, as p4c
+        1.2.4.8 computes them (it knows no ``priority_delta``): refused before any entry
+        with a priority ("Entry must have a priority") and below 1 ("Overflow in priority
+        computation")."""
+        given = [const_int(e.priority, self.ctx, "entry priority") if e.priority else None
+                 for e in decls]  # fmt: skip
+        if all(p is None for p in given):
+            return
+        cur: int | None = None
+        for e, p in zip(decls, given, strict=True):
+            if p is not None:
+                cur = p
+                continue
+            if cur is None:
+                raise CompileError(
+                    e.pos,
+                    f"entry must have a priority: other entries of table {self.name} have one",
+                )
+            cur -= 1
+            if cur < 1:
+                raise CompileError(
+                    e.pos,
+                    f"table {self.name}: the priority this entry takes (the one before "
+                    "it less 1) is below 1 (p4c: Overflow in priority computation)",
+                )
 
     @staticmethod
     def _shift(mk: dict[str, Any], sh: tuple[int, int], w: int) -> dict[str, Any]:

@@ -16,6 +16,40 @@ from emulator.p4c.lowering.exprs import lower, scalar
 Forward = Callable[[tuple[A.Stmt, ...] | list[A.Stmt], Ctx], list[Any]]
 
 
+def _groups(
+    s: A.Switch, v: RV, ctx: Ctx, forward: Forward
+) -> tuple[list[tuple[list[Const], list[Any], Pos]], list[Any]]:
+    """The label groups with their bodies, and the default's body ([] without one). Where
+    ``default`` stands makes no difference: p4c makes the switch a table whose default
+    action is the default's body, so a label after it still matches (p4c only warns), and
+    labels sharing the default's body need no test of their own."""
+    groups: list[tuple[list[Const], list[Any], Pos]] = []
+    otherwise: list[Any] = []
+    pending: list[Const] = []
+    is_default = False
+    for c in s.cases:
+        if isinstance(c.label, A.Default):
+            is_default = True
+        else:
+            lab = lower(c.label, ctx, v.type)
+            if not isinstance(lab, Const):
+                raise CompileError(c.label.pos, "switch labels must be constants")
+            if isinstance(lab.type, T.InfInt) and isinstance(v.type, T.Bits):
+                lab = Const(lab.value & ((1 << v.type.width) - 1), v.type)
+            pending.append(lab)
+        if c.body is None:
+            continue
+        body = forward(c.body.stmts, ctx.child())
+        if is_default:
+            otherwise = body
+        elif pending:
+            groups.append((pending, body, c.pos))
+        pending, is_default = [], False
+    if pending or is_default:
+        raise CompileError(s.cases[-1].pos, "the last switch label needs a body")
+    return groups, otherwise
+
+
 def value_switch(s: A.Switch, ctx: Ctx, forward: Forward) -> list[Any]:
     """``switch (e) { 1: {..} 2: 3: {..} default: {..} }`` on a bit/enum value -> if chain."""
     saved = ctx.prims
@@ -33,28 +67,9 @@ def value_switch(s: A.Switch, ctx: Ctx, forward: Forward) -> list[Any]:
         v = RV(tmp.json, v.type)
         pre = [("prims", ctx.prims, s.expr.pos)]
     ctx.prims = saved
-    groups: list[tuple[list[Const] | None, list[Any], Pos]] = []
-    pending: list[Const] = []
-    for c in s.cases:
-        if isinstance(c.label, A.Default):
-            if c.body is None:
-                raise CompileError(c.pos, "default label needs a body")
-            groups.append((None, forward(c.body.stmts, ctx.child()), c.pos))
-            continue
-        lab = lower(c.label, ctx, v.type)
-        if not isinstance(lab, Const):
-            raise CompileError(c.label.pos, "switch labels must be constants")
-        if isinstance(lab.type, T.InfInt) and isinstance(v.type, T.Bits):
-            lab = Const(lab.value & ((1 << v.type.width) - 1), v.type)
-        pending.append(lab)
-        if c.body is not None:
-            groups.append((pending, forward(c.body.stmts, ctx.child()), c.pos))
-            pending = []
-    chain: list[Any] = []
+    groups, otherwise = _groups(s, v, ctx, forward)
+    chain: list[Any] = otherwise
     for labels, body, pos in reversed(groups):
-        if labels is None:
-            chain = body
-            continue
         cond: dict[str, Any] | None = None
         for lab in labels:
             eq = expr_json("==", v.json, lab.json())
