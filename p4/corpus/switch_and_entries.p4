@@ -1,8 +1,9 @@
 /* switch_and_entries.p4 -- switch labels after default, entry priorities p4c computes,
  * and @name on an action parameter.
  * A switch on a value is a table for p4c: its default is the table's default action, so a
- * label written after `default` still matches (p4c only warns), and a label sharing the
- * default's body goes there. An entry without a priority after one with a priority takes
+ * label written after `default` still matches (p4c only warns), a label sharing the
+ * default's body goes there, and a label at the end with no body is dropped (p4c warns
+ * "fallthrough with no statement"): it goes to the default too. An entry without a priority after one with a priority takes
  * the one before it less 1 (p4c 1.2.4.8 ignores priority_delta), and BMv2 tries entries in
  * listing order. `@name("val")` renames an action parameter for the control plane.
  * Tests: x picks the switch case (y); t's entries on x write z; u (added by the STF,
@@ -76,6 +77,7 @@ control I(inout headers_t h, inout meta_t m, inout standard_metadata_t sm) {
             2: default: { h.a.y = 0x22; }
             7: { h.a.y = 0x77; }
             3: { h.a.y = 0x33; }
+            4:
         }
         t.apply();
         u.apply();

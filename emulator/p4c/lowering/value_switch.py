@@ -22,7 +22,9 @@ def _groups(
     """The label groups with their bodies, and the default's body ([] without one). Where
     ``default`` stands makes no difference: p4c makes the switch a table whose default
     action is the default's body, so a label after it still matches (p4c only warns), and
-    labels sharing the default's body need no test of their own."""
+    labels sharing the default's body need no test of their own. Labels at the end with no
+    body are dropped, as p4c drops them ("fallthrough with no statement"): they go to the
+    default."""
     groups: list[tuple[list[Const], list[Any], Pos]] = []
     otherwise: list[Any] = []
     pending: list[Const] = []
@@ -45,9 +47,9 @@ def _groups(
         elif pending:
             groups.append((pending, body, c.pos))
         pending, is_default = [], False
-    if pending or is_default:
-        raise CompileError(s.cases[-1].pos, "the last switch label needs a body")
-    return groups, otherwise
+    if is_default:
+        raise CompileError(s.cases[-1].pos, "default label needs a body")
+    return groups, otherwise  # labels left without a body: no case (p4c only warns)
 
 
 def value_switch(s: A.Switch, ctx: Ctx, forward: Forward) -> list[Any]:
