@@ -109,7 +109,7 @@ class State:
     lenfrom: tuple[Hdr, str] | None = None  # the varbit's length: that field's low 3 bits
     keys: list[tuple[str, int, Hdr | None, str]] = field(default_factory=list)  # text, width
     cases: list[tuple[list[tuple[int, int] | None], str]] = field(default_factory=list)
-    default: str = "accept"  # "": no default (a miss is NoMatch)
+    default: str = "accept"  # "": no default (a miss rejects)
     verify: tuple[str, int, int] | None = None  # verify(field != value, error.Bad)
     meta: str = ""  # m.m0 = (bit<16>)field, then m.m0 is a select key
 
@@ -173,9 +173,7 @@ class ParserGen:
         r = self.rng
         h = st.hdr
         if h is not None and not st.keys:
-            options = (
-                [(f"hdr.{h.name}.{n}", w, h, n) for n, w in h.fields if w] if not h.stack else []
-            )
+            options = [(f"hdr.{h.name}.{n}", w, h, n) for n, w in h.fields if w]
             if h.stack:
                 options = [(f"hdr.{h.name}.last.more", 1, h, "more")]
             if r.random() < 0.25 or not options:
@@ -325,7 +323,8 @@ class Walk:
             start = self.buf.take(src.bits())
             fit = st.hdr.varbit // 8
             low = self.rng.randint(0, fit) if self.rng.random() < 0.6 else self.rng.randint(0, 7)
-            self.buf.set(start + at + w - 3, 3, low, 7) if w >= 3 else None
+            if w >= 3:
+                self.buf.set(start + at + w - 3, 3, low, 7)
             size = (self.buf.get(start + at, w) & 7) * 8
             if size > st.hdr.varbit:
                 return None
@@ -356,10 +355,8 @@ class Walk:
                 at = start + off + fw - 16
             elif h is None:
                 at, look = look, look + w  # a lookahead: the bits after the cursor
-            else:
-                at = start + (0 if h.stack else h.offset(fname)[0]) + (7 if h.stack else 0)
-                if st.lenfrom is not None:
-                    at = start + h.offset(fname)[0]
+            else:  # a field of the header just extracted (a stack element: its `more` bit)
+                at = start + (7 if h.stack else h.offset(fname)[0])
             self.buf.set(at, w, *v)
         return to
 
@@ -397,6 +394,7 @@ class Fuzzer(WholeProgramFuzzer):
         res = run_program(src, packets, self.work, a.lock, True)
         if not self.compared(n, src, packets, res):
             return
+        # the error code is the byte after eth (14 bytes), after the port byte of real's frames
         errs = Counter(
             ERRORS[f[15]] if len(f) > 15 and f[15] < len(ERRORS) else "?" for f in res.real.values()
         )

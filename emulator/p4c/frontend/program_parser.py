@@ -174,12 +174,12 @@ class Parser(StmtParser):
         if not (t.kind == "id" and self.peek().kind == "id" and self.peek(2).is_op("<")):
             return False
         names = []
-        while self.peek(k).kind == "id" and self.peek(k + 1).is_op(",") | self.peek(k + 1).is_op(
-            ">"
-        ):
+        while self.peek(k).kind == "id":  # the list `A, B, ... >` of type parameters
             names.append(self.peek(k).text)
             if self.peek(k + 1).is_op(">"):
                 return t.text in names and self.peek(k + 2).is_op("(")
+            if not self.peek(k + 1).is_op(","):
+                break
             k += 2
         return False
 

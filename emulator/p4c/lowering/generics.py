@@ -25,7 +25,8 @@ _UNSET = object()
 
 
 class TypeParams:
-    """The bindings of one call: ``inferred(param)`` says whether an argument decides one."""
+    """The bindings of one call, kept in the environment's resolved type names:
+    ``unbound(ref)`` says whether an argument has still to decide one."""
 
     def __init__(self, ctx: Ctx, decl: A.FunctionDecl) -> None:
         self.ctx, self.decl = ctx, decl

@@ -2,9 +2,10 @@
 
 p4c's dead-store elimination removes ``c = 7`` from ``bit<8> c = 7; m.execute_meter(i, c);``
 since the meter writes ``c`` before anything reads it. BMv2's meter, like its
-``register_read``, leaves ``c`` alone for an index past the array's end, so the dropped store
-shows: the packet sees the local as it was before (0: locals are metadata, zeroed per packet). Only a store in the same run of
-primitives, with no read of the local, no jump and no jump target after it, is dropped.
+``register_read``, leaves ``c`` alone for an index past the array's end, so the dropped
+store shows: the packet sees the local as it was before (0: locals are metadata, zeroed per
+packet). Only a store in the same run of primitives, with no read of the local, no jump and
+no jump target after it, is dropped.
 """
 
 from __future__ import annotations

@@ -7,6 +7,7 @@ primitives), so extern calls stay conditional.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from emulator.p4c.diagnostics import BackendLimit, CompileError, Pos
@@ -287,6 +288,17 @@ def _assign_scalar(target: RV, v: Value, ctx: Ctx, pos: Pos, lpos: Pos) -> None:
     ctx.emit("assign", [target.json, to_data(src)], pos)  # type: ignore[arg-type]
 
 
+def _assign_fields(
+    t: T.StructT, field_of: Callable[[str], Value], v: ListV, ctx: Ctx, pos: Pos
+) -> None:
+    """Assign ``{...}`` field by field (by name or position; ``...``: the rest by default)."""
+    for name, item in by_field([n for n, _ in t.fields], v, t.show(), pos):
+        if item is None:
+            default_fill(field_of(name), ctx, pos, assign_value)
+        else:
+            assign_value(field_of(name), item, ctx, pos)
+
+
 def _assign_header(target: HeaderRef, v: Value, ctx: Ctx, pos: Pos) -> None:
     if isinstance(v, HeaderRef):
         if v.type is not target.type:
@@ -299,14 +311,8 @@ def _assign_header(target: HeaderRef, v: Value, ctx: Ctx, pos: Pos) -> None:
         ctx.emit("remove_header", [target.json()], pos)
         return
     if isinstance(v, ListV):
-        fields = [n for n, _ in target.type.fields]
         ctx.emit("add_header", [target.json()], pos)
-        for fname, item in by_field(fields, v, target.type.show(), pos):
-            field_ref = member(target, fname, pos, ctx)
-            if item is None:
-                default_fill(field_ref, ctx, pos, assign_value)
-            else:
-                assign_value(field_ref, item, ctx, pos)
+        _assign_fields(target.type, lambda n: member(target, n, pos, ctx), v, ctx, pos)
         return
     raise CompileError(pos, f"cannot assign {v.type.show()} to {target.type.show()}")
 
@@ -321,12 +327,7 @@ def _assign_struct(target: StructRef, v: Value, ctx: Ctx, pos: Pos) -> None:
             assign_value(target.fields[f], v.fields[f], ctx, pos)
         return
     if isinstance(v, ListV):
-        fields = [n for n, _ in target.type.fields]
-        for n, item in by_field(fields, v, target.type.show(), pos):
-            if item is None:
-                default_fill(target.fields[n], ctx, pos, assign_value)
-            else:
-                assign_value(target.fields[n], item, ctx, pos)
+        _assign_fields(target.type, target.fields.__getitem__, v, ctx, pos)
         return
     raise CompileError(pos, f"cannot assign {v.type.show()} to {target.type.show()}")
 
